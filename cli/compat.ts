@@ -125,6 +125,39 @@ const compatRevokeCommand: CommandSpec = {
   },
 };
 
+const compatCallbackCommand: CommandSpec = {
+  name: 'compat-callback',
+  summary:
+    "Set where an account's Adex clients are told each purchase's final status " +
+    '(`{"status":"success"|"fail","request-id":...}`); an empty URL, or --clear, removes it.',
+  args: ['ACCOUNT_ID'],
+  optionalArgs: ['URL'],
+  options: {
+    dialect: { placeholder: 'adex', summary: 'The dialect whose callback shape is posted (adex, the default).' },
+    clear: { placeholder: '', flag: true, summary: 'Remove the callback.' },
+  },
+  async run({ args, options }, core) {
+    const dialect = checked(() => checkDialect('--dialect', options['dialect'] ?? 'adex'));
+    const url = options['clear'] === undefined ? (args[1] ?? '') : '';
+    if (url === '' && options['clear'] === undefined) throw new UsageError('give the URL, or --clear to remove it.');
+    const set = await core().setCompatCallback({ accountId: args[0], dialect, url });
+    const before = set.previousUrl === '' ? '' : ` (was ${set.previousUrl})`;
+    return {
+      json: {
+        account_id: set.accountId,
+        dialect: set.dialect,
+        url: set.url || null,
+        previous_url: set.previousUrl || null,
+      },
+      text: [
+        set.url === ''
+          ? `${args[0]} has no ${dialect} callback now${before}.`
+          : `${args[0]}'s ${dialect} clients are told at ${set.url}${before}.`,
+      ],
+    };
+  },
+};
+
 /** `plans alias set|list|clear`. */
 const aliasCommand: CommandSpec = {
   name: 'alias',
@@ -190,7 +223,7 @@ const aliasCommand: CommandSpec = {
 export const compatKeysGroup: CommandGroup = {
   name: 'keys',
   summary: '',
-  commands: [compatCommand, compatListCommand, compatRevokeCommand],
+  commands: [compatCommand, compatListCommand, compatRevokeCommand, compatCallbackCommand],
 };
 
 /** The plan aliases' command, joined into the plans group. */

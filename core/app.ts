@@ -88,8 +88,9 @@ import { type OperationsAlert, operationsAlerts } from './storage/alerts.js';
 import { type BackupSchedule, type Backups, createBackups } from './storage/backup.js';
 import { type StoreWriteWatch, watchStoreWrites } from './storage/write-watch.js';
 import type { Store } from './store/port.js';
+import { type CompatCallbacks, createCompatCallbacks } from './webhooks/compat-callbacks.js';
 import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery.js';
-import { createPoster, DELIVERY_TIMEOUT_MS, type Poster } from './webhooks/destination.js';
+import { checkWebhookUrl, createPoster, DELIVERY_TIMEOUT_MS, type Poster } from './webhooks/destination.js';
 import { createEventFeed } from './webhooks/feed.js';
 import { createWebhookService } from './webhooks/service.js';
 
@@ -362,7 +363,12 @@ export function createCore(deps: CoreDeps): Core {
     people: holders.people,
     onboarding: holders.onboarding,
     holderDesk: holders.holderDesk,
-    compat: createCompatService({ store, clock, keyUses: holders.keyUses }),
+    compat: createCompatService({
+      store,
+      clock,
+      keyUses: holders.keyUses,
+      checkCallbackUrl: (url) => checkWebhookUrl(url, money.allowPrivate).problem,
+    }),
     upgrades: holders.upgrades,
     webhooks: holders.webhooks,
     supplyAdmin: staff.supplyAdmin,
@@ -420,7 +426,7 @@ export function createCore(deps: CoreDeps): Core {
   return {
     ...parts,
     seed: () => store.catalog.seedIfEmpty(defaultCatalog()),
-    ...lifecycle(parts, money.poster, () => {
+    ...lifecycle(parts, { poster: money.poster, compatCallbacks: money.compatCallbacks }, () => {
       draining = true;
     }),
   };
@@ -467,13 +473,18 @@ function moneyPath(deps: CoreDeps, clock: () => Date, catalogue: CatalogueLater)
   // or reversal where the store records it, a pending answer where the flow gives it.
   const outcomes = createOutcomeRecorder({ log: deps.log, metrics: deps.metrics });
   const { deliveries, poster, allowPrivate } = createDeliveries(deps, clock);
+  // The Adex clients' callbacks, told of each purchase made final after its move is written.
+  const compatCallbacks = createCompatCallbacks({ store: deps.store, poster, log: deps.log });
   deps.metrics?.watchUndelivered(() => deps.store.events.undeliveredSummary(), clock);
   // Every money move goes through the journal, which tells the webhook worker of the events it
   // wrote, logs and counts each purchase it made final, and times the moves.
   const ledger = createJournal({
     ledger: deps.store.ledger,
     wroteEvent: (destination) => deliveries.nudge(destination),
-    madeFinal: (tx) => outcomes.recorded(tx),
+    madeFinal: (tx) => {
+      outcomes.recorded(tx);
+      compatCallbacks.told(tx);
+    },
     timed: (kind, seconds) => {
       if (deps.metrics !== undefined && isTimedMove(kind)) deps.metrics.walletOperation(kind, seconds);
     },
@@ -509,7 +520,19 @@ function moneyPath(deps: CoreDeps, clock: () => Date, catalogue: CatalogueLater)
     retrySchedule: { ...DEFAULT_RETRY_SCHEDULE, attentionAfterMs: deps.recoveryAttentionAfterMs },
     ...(supplyDeps === undefined ? {} : { supply: supplyDeps }),
   } satisfies PurchaseDeps;
-  return { clock, background, deliveries, poster, allowPrivate, store, providers, planBook, supplyDeps, purchaseDeps };
+  return {
+    clock,
+    background,
+    deliveries,
+    compatCallbacks,
+    poster,
+    allowPrivate,
+    store,
+    providers,
+    planBook,
+    supplyDeps,
+    purchaseDeps,
+  };
 }
 
 /**
@@ -798,9 +821,10 @@ function lifecycle(
     | 'clockWatch'
     | 'reconciliation'
   >,
-  poster: Poster,
+  outbound: { poster: Poster; compatCallbacks: CompatCallbacks },
   onDrain: () => void,
 ): Pick<Core, 'drain' | 'shutdown' | 'forceShutdown'> {
+  const { poster, compatCallbacks } = outbound;
   const { rpc, worker, fundingSweeper, floatPoller, deliveries, background, keyUses, lowBalanceMail, mailer } = parts;
   const { clockWatch } = parts;
   const drain = () => {
@@ -820,6 +844,7 @@ function lifecycle(
       await fundingSweeper.stop();
       await floatPoller?.stop();
       await deliveries.stop();
+      await compatCallbacks.stop();
       poster.close();
       await background.drain();
       await keyUses.stop();

@@ -102,7 +102,7 @@ export interface GatewayConfig {
  * The dialects COMPAT_PORT may answer at its root: those gateway/compat/ has (core/domain/compat.ts's
  * AVAILABLE_DIALECTS, written here too so that reading the configuration loads nothing of the core).
  */
-const ROOT_DIALECTS = ['msorg', 'vtpass'] as const;
+const ROOT_DIALECTS = ['msorg', 'adex', 'vtpass'] as const;
 type RootDialect = (typeof ROOT_DIALECTS)[number];
 
 /** Under the family's clients' own time-outs (30 s and more), with room for the way there and back. */

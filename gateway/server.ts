@@ -21,6 +21,7 @@ import { findAction } from './actions/index.js';
 import { createKeyAuthenticator } from './auth.js';
 import { ClientGoneError } from './body.js';
 import { type CallbackHandler, createCallbackHandler } from './callbacks.js';
+import { adex } from './compat/adex/index.js';
 import type { Dialect } from './compat/dialect.js';
 import { createCompatHandler } from './compat/handler.js';
 import { msorg } from './compat/msorg/index.js';
@@ -261,7 +262,7 @@ function createRouter(
 const COMPAT_PATH = /^\/compat\/([a-z]{1,20})\/api(\/.*)?$/;
 
 /** The dialects this build answers, by the name in their paths. */
-const DIALECTS_BY_NAME = { msorg, vtpass } as const satisfies Partial<Record<DialectName, Dialect>>;
+const DIALECTS_BY_NAME = { msorg, adex, vtpass } as const satisfies Partial<Record<DialectName, Dialect>>;
 
 /**
  * The compatible endpoints' handler, with the main API's limiters' policies: a token spends the

@@ -18,7 +18,7 @@ import {
 } from '../domain/compat.js';
 import { DomainError, invalid, notFound } from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
-import type { CompatTokenRecord, PlanAliasRecord } from '../domain/records.js';
+import type { CompatCallbackRecord, CompatTokenRecord, PlanAliasRecord } from '../domain/records.js';
 import type { Store } from '../store/port.js';
 import { newVtpassToken, readOnlyScopes, readVtpassPair } from './compat-vtpass.js';
 import type { KeyUseRecorder } from './key-use.js';
@@ -29,7 +29,12 @@ interface CompatDeps {
   store: Pick<Store, 'accounts' | 'keys' | 'catalog' | 'compat'>;
   clock: () => Date;
   keyUses?: Pick<KeyUseRecorder, 'note'>;
+  /** Why a callback URL is refused (the webhooks' rules), or undefined when it may be used. */
+  checkCallbackUrl?: (url: string) => string | undefined;
 }
+
+/** The dialects whose sites post callbacks, so whose clients may ask for ours. */
+const CALLBACK_DIALECTS: readonly Dialect[] = ['adex'];
 
 /** A verified compatible token: the pair it acts as, its in-flight word and the account's aliases. */
 export interface VerifiedCompatToken extends VerifiedKey {
@@ -51,6 +56,34 @@ function newToken(dialect: Dialect): { token: string; lookup: string; lastFour: 
   return { token, lookup: token, lastFour: token.slice(-4) };
 }
 
+/** The account's compat callback, set or cleared (core/webhooks/compat-callbacks.ts posts to it). */
+function callbackSetter(deps: CompatDeps) {
+  const { store, clock } = deps;
+  return {
+    /**
+     * Sets the account's callback in a dialect that has one (Adex), or clears it when `url` is
+     * empty; returns the callback now (null: none) and the one before.
+     */
+    async setCallback(
+      accountId: string,
+      dialectWord: string,
+      url: string,
+    ): Promise<{ callback: CompatCallbackRecord | null; previous: CompatCallbackRecord | null }> {
+      const dialect = checkDialect('dialect', dialectWord);
+      if (!CALLBACK_DIALECTS.includes(dialect)) {
+        throw invalid('dialect', `Only ${CALLBACK_DIALECTS.join(', ')} clients are told by callback.`);
+      }
+      if (!(await store.accounts.get(accountId))) throw notFound(`Account ${accountId || '(empty id)'}`);
+      const text = url.trim();
+      if (text === '') return { callback: null, previous: await store.compat.clearCallback(accountId, dialect) };
+      const problem = deps.checkCallbackUrl?.(text);
+      if (problem !== undefined) throw invalid('url', problem);
+      const callback: CompatCallbackRecord = { accountId, dialect, url: text, updatedAt: clock() };
+      return { callback, previous: await store.compat.setCallback(callback) };
+    },
+  };
+}
+
 export function createCompatService(deps: CompatDeps) {
   const { store, clock } = deps;
   const requireToken = async (tokenId: string, accountId?: string): Promise<CompatTokenRecord> => {
@@ -59,6 +92,7 @@ export function createCompatService(deps: CompatDeps) {
     return record;
   };
   return {
+    ...callbackSetter(deps),
     /**
      * Makes a token bound to `publicKey` (of `accountId` when given: a holder may bind only its
      * own pairs). The pair must be live or test, not revoked; its account on the API tier.

@@ -10,7 +10,7 @@ export const DIALECTS = ['msorg', 'adex', 'vtpass'] as const;
 export type Dialect = (typeof DIALECTS)[number];
 
 /** The dialects whose endpoints exist in this build; a token of another is refused. */
-export const AVAILABLE_DIALECTS: readonly Dialect[] = ['msorg', 'vtpass'];
+export const AVAILABLE_DIALECTS: readonly Dialect[] = ['msorg', 'adex', 'vtpass'];
 
 /**
  * What a purchase still in flight when the wait runs out is answered. Clients of one family

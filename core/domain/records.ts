@@ -621,6 +621,17 @@ export interface CompatTokenRecord {
   revokedAt?: Date;
 }
 
+/**
+ * An account's compat callback in a dialect (docs/compat.md): where each of its purchases'
+ * final status is posted in the dialect's callback shape (Adex: `{"status","request-id"}`).
+ */
+export interface CompatCallbackRecord {
+  accountId: string;
+  dialect: Dialect;
+  url: string;
+  updatedAt: Date;
+}
+
 /** One plan alias: in `dialect`, the account's clients send `aliasId` to buy our plan `planId`. */
 export interface PlanAliasRecord {
   accountId: string;

@@ -21,7 +21,8 @@ export type CompatAdminMethods =
   | 'revokeCompatToken'
   | 'setPlanAlias'
   | 'listPlanAliases'
-  | 'clearPlanAlias';
+  | 'clearPlanAlias'
+  | 'setCompatCallback';
 /** The HolderService methods this file implements. */
 export type CompatHolderMethods = 'listCompatTokens' | 'createCompatToken' | 'revokeCompatToken';
 
@@ -105,6 +106,15 @@ export function compatAdminHandlers(
     },
     async clearPlanAlias(req) {
       return { removed: await compat.clearAliases(req.accountId, req.dialect, req.aliasId) };
+    },
+    async setCompatCallback(req) {
+      const { callback, previous } = await compat.setCallback(req.accountId, req.dialect, req.url);
+      return {
+        accountId: req.accountId,
+        dialect: req.dialect,
+        url: callback?.url ?? '',
+        previousUrl: previous?.url ?? '',
+      };
     },
   };
 }

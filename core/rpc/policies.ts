@@ -94,6 +94,7 @@ export const ADMIN_AUDIT: AuditTable<(typeof AdminService)['method']> = {
   setPlanAlias: 'row',
   listPlanAliases: 'read',
   clearPlanAlias: 'row',
+  setCompatCallback: 'row',
 };
 
 export const API_ACCESS_ADMIN_AUDIT: AuditTable<(typeof ApiAccessAdminService)['method']> = {

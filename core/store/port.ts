@@ -34,6 +34,7 @@ import type {
   AuditEntryRecord,
   CablePackageRecord,
   CatalogSeed,
+  CompatCallbackRecord,
   CompatTokenRecord,
   CostRule,
   DaySpend,
@@ -901,6 +902,12 @@ export interface CompatStore {
   clearAliases(accountId: string, dialect: Dialect, aliasId?: string): Promise<number>;
   /** An account's aliases by dialect then alias id; one dialect's when it is given. */
   listAliases(accountId: string, dialect?: Dialect): Promise<PlanAliasRecord[]>;
+  /** Sets an account's callback in a dialect; returns the one it replaced (null: none). */
+  setCallback(record: CompatCallbackRecord): Promise<CompatCallbackRecord | null>;
+  /** Removes an account's callback in a dialect; returns it (null: there was none). */
+  clearCallback(accountId: string, dialect: Dialect): Promise<CompatCallbackRecord | null>;
+  /** An account's callback in a dialect; null when it has none. */
+  getCallback(accountId: string, dialect: Dialect): Promise<CompatCallbackRecord | null>;
 }
 
 /** What a report reads: a period of instants, and the offset that makes whole days local (Lagos: one hour). */

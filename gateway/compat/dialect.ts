@@ -23,6 +23,8 @@ export interface CompatCaller extends Caller {
 export interface CompatRequest {
   caller: CompatCaller;
   method: 'GET' | 'POST';
+  /** The request's headers, for a dialect whose login reads more than the token (Adex's Basic user name). */
+  headers: IncomingHttpHeaders;
   /** The path's segments after `api/`, without empty ones: `/api/data/12` is ["data", "12"]. */
   segments: readonly string[];
   query: URLSearchParams;
@@ -45,9 +47,9 @@ export interface CompatRoute {
   /** The methods it takes; clients of one family use either for some paths. */
   methods: readonly ('GET' | 'POST')[];
   /**
-   * The key scope it needs (core/domain/key-controls.ts), or '' when the route checks it
-   * itself: a path that buys any of several products (VTpass's `pay`) knows the product only
-   * from the body.
+   * The key scope it needs (core/domain/key-controls.ts), or '': a route every token may call
+   * (Adex's login), or one that checks the scope itself (VTpass's `pay` knows the product only
+   * from the body).
    */
   scope: string;
   handle(request: CompatRequest): Promise<CompatAnswer>;
@@ -59,6 +61,8 @@ export interface Dialect {
   route(segments: readonly string[]): CompatRoute | undefined;
   /** The token a request presents, whatever the spacing; undefined when none is there. */
   tokenOf(headers: IncomingHttpHeaders): string | undefined;
+  /** Anything else a dialect publishes about itself (Adex: its OpenAPI paths). */
+  openApiPaths?: Readonly<Record<string, unknown>>;
   /** Answers for the machinery's own refusals. */
   unauthorized(missing: boolean): CompatAnswer;
   notFound(): CompatAnswer;

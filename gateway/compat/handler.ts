@@ -80,6 +80,7 @@ export function createCompatHandler(deps: CompatDeps): CompatHandler {
       const result = await route.handle({
         caller,
         method,
+        headers: req.headers,
         segments,
         query: url.searchParams,
         body,

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getOnly } from '../routes.js';
+import * as adex from './adex/openapi.js';
 import * as msorg from './msorg/openapi.js';
 import * as vtpass from './vtpass/openapi.js';
 
@@ -15,7 +16,7 @@ interface DialectDocument {
   openApiSecuritySchemes?: Readonly<Record<string, unknown>>;
 }
 
-const DIALECT_DOCUMENTS: readonly DialectDocument[] = [msorg, vtpass];
+const DIALECT_DOCUMENTS: readonly DialectDocument[] = [msorg, adex, vtpass];
 
 /** The document, built once: it changes only with the code. */
 function compatOpenApiDocument(): Record<string, unknown> {

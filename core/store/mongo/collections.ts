@@ -75,3 +75,5 @@ export const RECONCILE_COLLECTIONS = { days: 'reconcile_days', floatReadings: 'f
 export const SIGN_UPS_COLLECTION = 'sign_ups';
 /** Compatible tokens and plan aliases (compat.ts); created by step 33. */
 export const COMPAT_COLLECTIONS = { tokens: 'compat_tokens', aliases: 'plan_aliases' } as const;
+/** Each account's compat callback per dialect (compat.ts), _id "<account> <dialect>"; created by step 34. */
+export const COMPAT_CALLBACKS_COLLECTION = 'compat_callbacks';

@@ -1,14 +1,14 @@
 /**
  * Compatible tokens and plan aliases on MongoDB (docs/compat.md). A token's _id is its id and
- * its hash has a unique index (step 33); an alias's _id is "<account> <dialect> <alias id>", so
+ * its hash has a unique index (step 33); a callback's _id is "<account> <dialect>" (step 34); an alias's _id is "<account> <dialect> <alias id>", so
  * each change is one atomic single-document operation. Nothing here moves money.
  */
 import type { Collection } from 'mongodb';
 import type { Dialect, InFlightWord } from '../../domain/compat.js';
 import type { Mode } from '../../domain/mode.js';
-import type { CompatTokenRecord, PlanAliasRecord } from '../../domain/records.js';
+import type { CompatCallbackRecord, CompatTokenRecord, PlanAliasRecord } from '../../domain/records.js';
 import type { CompatStore } from '../port.js';
-import { COMPAT_COLLECTIONS } from './collections.js';
+import { COMPAT_CALLBACKS_COLLECTION, COMPAT_COLLECTIONS } from './collections.js';
 import type { MongoContext } from './context.js';
 
 interface TokenDoc {
@@ -60,6 +60,18 @@ function aliasOf(doc: AliasDoc): PlanAliasRecord {
   };
 }
 
+interface CallbackDoc {
+  _id: string;
+  account_id: string;
+  dialect: string;
+  url: string;
+  updated_at: Date;
+}
+
+function callbackOf(doc: CallbackDoc): CompatCallbackRecord {
+  return { accountId: doc.account_id, dialect: doc.dialect as Dialect, url: doc.url, updatedAt: doc.updated_at };
+}
+
 const aliasKey = (accountId: string, dialect: string, aliasId: string) => `${accountId} ${dialect} ${aliasId}`;
 
 export function createCompatStore(ctx: MongoContext): CompatStore {
@@ -71,7 +83,28 @@ export function createCompatStore(ctx: MongoContext): CompatStore {
     ctx.live();
     return ctx.db.collection<AliasDoc>(COMPAT_COLLECTIONS.aliases);
   };
+  const callbacks = (): Collection<CallbackDoc> => {
+    ctx.live();
+    return ctx.db.collection<CallbackDoc>(COMPAT_CALLBACKS_COLLECTION);
+  };
+  const callbackKey = (accountId: string, dialect: string) => `${accountId} ${dialect}`;
   return {
+    async setCallback(record) {
+      const before = await callbacks().findOneAndReplace(
+        { _id: callbackKey(record.accountId, record.dialect) },
+        { account_id: record.accountId, dialect: record.dialect, url: record.url, updated_at: record.updatedAt },
+        { upsert: true, returnDocument: 'before' },
+      );
+      return before === null ? null : callbackOf(before);
+    },
+    async clearCallback(accountId, dialect) {
+      const before = await callbacks().findOneAndDelete({ _id: callbackKey(accountId, dialect) });
+      return before === null ? null : callbackOf(before);
+    },
+    async getCallback(accountId, dialect) {
+      const doc = await callbacks().findOne({ _id: callbackKey(accountId, dialect) });
+      return doc === null ? null : callbackOf(doc);
+    },
     async insertToken(record) {
       await tokens().insertOne({
         _id: record.tokenId,

@@ -21,6 +21,7 @@ import { checkHistory, migrateHistory } from './books-history.js';
 import {
   AUDIT_LOG_COLLECTION,
   COLLECTIONS,
+  COMPAT_CALLBACKS_COLLECTION,
   COMPAT_COLLECTIONS,
   FUNDING_COLLECTIONS,
   FUNDING_OPENINGS_COLLECTION,
@@ -561,6 +562,14 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       await target.createIndexes(COMPAT_COLLECTIONS.aliases, [
         { name: 'plan_aliases_by_account', key: { account_id: 1, dialect: 1, alias_id: 1 } },
       ]);
+    },
+  },
+  {
+    version: 34,
+    description: "compatible endpoints: each account's callback per dialect (Adex's final-status posts)",
+    // Its _id is "<account> <dialect>": read and written by that alone, so it needs no other index.
+    async apply(target) {
+      await createMissingCollections(target, [COMPAT_CALLBACKS_COLLECTION], {});
     },
   },
 ];

@@ -2,7 +2,7 @@
 import type Database from 'better-sqlite3';
 import type { Dialect, InFlightWord } from '../../domain/compat.js';
 import type { Mode } from '../../domain/mode.js';
-import type { CompatTokenRecord, PlanAliasRecord } from '../../domain/records.js';
+import type { CompatCallbackRecord, CompatTokenRecord, PlanAliasRecord } from '../../domain/records.js';
 import type { CompatStore } from '../port.js';
 import { fromMs, toMs } from './rows.js';
 
@@ -43,6 +43,22 @@ function tokenOf(row: TokenRow): CompatTokenRecord {
   return record;
 }
 
+interface CallbackRow {
+  account_id: string;
+  dialect: string;
+  url: string;
+  updated_at: number;
+}
+
+function callbackOf(row: CallbackRow): CompatCallbackRecord {
+  return {
+    accountId: row.account_id,
+    dialect: row.dialect as Dialect,
+    url: row.url,
+    updatedAt: fromMs(row.updated_at),
+  };
+}
+
 function aliasOf(row: AliasRow): PlanAliasRecord {
   return {
     accountId: row.account_id,
@@ -50,6 +66,49 @@ function aliasOf(row: AliasRow): PlanAliasRecord {
     aliasId: row.alias_id,
     planId: row.plan_id,
     updatedAt: fromMs(row.updated_at),
+  };
+}
+
+/** Each account's callback per dialect (step 40). */
+function callbackStore(db: Database.Database): Pick<CompatStore, 'setCallback' | 'clearCallback' | 'getCallback'> {
+  const getCallback = db.prepare<[string, string], CallbackRow>(
+    'SELECT * FROM compat_callbacks WHERE account_id = ? AND dialect = ?',
+  );
+  const putCallback = db.prepare<CallbackRow>(
+    `INSERT INTO compat_callbacks (account_id, dialect, url, updated_at) VALUES (@account_id, @dialect, @url, @updated_at)
+     ON CONFLICT (account_id, dialect) DO UPDATE SET url = excluded.url, updated_at = excluded.updated_at`,
+  );
+  const removeCallback = db.prepare<[string, string]>(
+    'DELETE FROM compat_callbacks WHERE account_id = ? AND dialect = ?',
+  );
+  return {
+    async setCallback(record) {
+      return db
+        .transaction(() => {
+          const before = getCallback.get(record.accountId, record.dialect);
+          putCallback.run({
+            account_id: record.accountId,
+            dialect: record.dialect,
+            url: record.url,
+            updated_at: toMs(record.updatedAt),
+          });
+          return before === undefined ? null : callbackOf(before);
+        })
+        .immediate();
+    },
+    async clearCallback(accountId, dialect) {
+      return db
+        .transaction(() => {
+          const before = getCallback.get(accountId, dialect);
+          removeCallback.run(accountId, dialect);
+          return before === undefined ? null : callbackOf(before);
+        })
+        .immediate();
+    },
+    async getCallback(accountId, dialect) {
+      const row = getCallback.get(accountId, dialect);
+      return row === undefined ? null : callbackOf(row);
+    },
   };
 }
 
@@ -88,6 +147,7 @@ export function createCompatStore(db: Database.Database): CompatStore {
     'SELECT * FROM plan_aliases WHERE account_id = ? AND dialect = ? ORDER BY alias_id',
   );
   return {
+    ...callbackStore(db),
     async insertToken(record) {
       insert.run({
         token_id: record.tokenId,

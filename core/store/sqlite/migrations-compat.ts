@@ -1,6 +1,6 @@
 /**
  * The SQLite schema steps of the compatible endpoints (docs/compat.md): tokens of other sites'
- * API shapes bound to a key pair, and each account's plan aliases per dialect.
+ * API shapes bound to a key pair, and each account's plan aliases and callback per dialect.
  */
 import type { Migration } from './migration.js';
 
@@ -30,6 +30,19 @@ export const COMPAT_MIGRATIONS: readonly Migration[] = [
         plan_id    INTEGER NOT NULL REFERENCES plans (plan_id),
         updated_at INTEGER NOT NULL,
         PRIMARY KEY (account_id, dialect, alias_id)
+      ) STRICT;
+    `,
+  },
+  {
+    version: 40,
+    description: "compatible endpoints: each account's callback per dialect (Adex's final-status posts)",
+    sql: `
+      CREATE TABLE compat_callbacks (
+        account_id TEXT NOT NULL REFERENCES accounts (account_id),
+        dialect    TEXT NOT NULL CHECK (dialect IN ('msorg', 'adex', 'vtpass')),
+        url        TEXT NOT NULL CHECK (length(url) BETWEEN 1 AND 2048),
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (account_id, dialect)
       ) STRICT;
     `,
   },

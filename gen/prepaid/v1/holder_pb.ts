@@ -4142,7 +4142,7 @@ export type HolderServiceCreateCompatTokenRequest = Message<"prepaid.v1.HolderSe
   publicKey: string;
 
   /**
-   * "msorg" (adex and vtpass are not available yet).
+   * "msorg", "adex" or "vtpass".
    *
    * @generated from field: string dialect = 4;
    */

@@ -183,7 +183,7 @@ books(
     const db = new Database(file);
     db.exec(
       'DROP TABLE journal; DROP TABLE postings; DROP TABLE reconcile_findings; DROP TABLE reconcile_days; ' +
-        'DROP TABLE float_readings; DROP TABLE sign_ups; DROP TABLE plan_aliases; DROP TABLE compat_tokens; ' +
+        'DROP TABLE float_readings; DROP TABLE sign_ups; DROP TABLE plan_aliases; DROP TABLE compat_tokens; DROP TABLE compat_callbacks; ' +
         'ALTER TABLE accounts DROP COLUMN email_verified_at; ALTER TABLE accounts DROP COLUMN phone_verified_at;',
     );
     db.pragma('user_version = 34');

@@ -6023,5 +6023,27 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       );
       assert.is((await h.store.compat.listAliases(other)).length, 1, "another account's aliases stay");
     });
+
+    it("an account's callback per dialect is set, replaced, read and cleared, alone", async (h) => {
+      const accountId = await h.account();
+      const other = await h.account();
+      const callback = {
+        accountId,
+        dialect: 'adex' as const,
+        url: 'https://shop.example.com/webhook/a.php',
+        updatedAt: at(3),
+      };
+      assert.is(await h.store.compat.getCallback(accountId, 'adex'), null);
+      assert.is(await h.store.compat.setCallback(callback), null);
+      const moved = { ...callback, url: 'https://shop.example.com/webhook/b.php', updatedAt: at(5) };
+      assert.equal(await h.store.compat.setCallback(moved), callback);
+      await h.store.compat.setCallback({ ...callback, accountId: other });
+      assert.equal(await h.store.compat.getCallback(accountId, 'adex'), moved);
+      assert.is(await h.store.compat.getCallback(accountId, 'msorg'), null, 'another dialect has none');
+      assert.equal(await h.store.compat.clearCallback(accountId, 'adex'), moved);
+      assert.is(await h.store.compat.clearCallback(accountId, 'adex'), null);
+      assert.is(await h.store.compat.getCallback(accountId, 'adex'), null);
+      assert.equal((await h.store.compat.getCallback(other, 'adex'))?.url, callback.url, "another account's stays");
+    });
   });
 }

@@ -16,6 +16,7 @@ import {
 import {
   AUDIT_LOG_COLLECTION,
   COLLECTIONS,
+  COMPAT_CALLBACKS_COLLECTION,
   COMPAT_COLLECTIONS,
   type CollectionInfo,
   CREDIT_REFERENCE_INDEX,
@@ -172,6 +173,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       ...Object.values(RECONCILE_COLLECTIONS),
       SIGN_UPS_COLLECTION,
       ...Object.values(COMPAT_COLLECTIONS),
+      COMPAT_CALLBACKS_COLLECTION,
     ]),
   );
   assert.equal(

@@ -46,6 +46,15 @@ interface FormValues {
   inFlight: string;
 }
 
+/** The token as its software is set up with it: VTpass's three keys each in its own box, else the one token. */
+function createdSecrets(created: { token: string; dialect: string }): SafeHtml {
+  const parts = created.token.split(':');
+  if (created.dialect !== 'vtpass' || parts.length !== 3) return secretBox('Token', 'new-compat-token', created.token);
+  return html`${secretBox('api-key', 'new-vtpass-api-key', parts[0]!)}
+  ${secretBox('public-key', 'new-vtpass-public-key', parts[1]!)}
+  ${secretBox('secret-key', 'new-vtpass-secret-key', parts[2]!)}`;
+}
+
 function tokenRow(ctx: SignedInContext, token: CompatToken): SafeHtml {
   const revoked = token.revokedAt !== undefined;
   return html`<tr>
@@ -145,7 +154,7 @@ async function compatPage(
   <h2 id="new-token-title">Your new ${extra.created.dialect} token</h2>
   <p class="warning"><strong>Copy the token now. It will not be shown again.</strong> Anyone with it can buy \
 with the key pair it is bound to.</p>
-  ${secretBox('Token', 'new-compat-token', extra.created.token)}
+  ${createdSecrets(extra.created)}
 </div>`
     : '';
   const values = extra.values ?? { publicKey: '', dialect: AVAILABLE_DIALECTS[0] ?? 'msorg', inFlight: 'pending' };

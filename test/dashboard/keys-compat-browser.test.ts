@@ -3,7 +3,8 @@
  * gateway and dashboard on port 0: an owner makes an MSORG token bound to a key pair, sees it
  * once (a reload does not show it again), and the token reads the balance through the gateway's
  * MSORG dialect; the plan alias the operator set is in the page's table; the owner revokes the
- * token after a confirmation, and the dialect then answers 401. A viewer sees the list and no form.
+ * token after a confirmation, and the dialect then answers 401. A VTpass token is shown as its three
+ * keys, whose public pair reads the balance. A viewer sees the list and no form.
  */
 import type { Browser, Page } from 'playwright-core';
 import * as assert from 'uvu/assert';
@@ -105,6 +106,28 @@ flow('an owner makes an MSORG token, sees it once, reads the balance with it, an
   const after = await balanceWith(state, token);
   assert.is(after.status, 401);
   assert.equal(await after.json(), { detail: 'Invalid token.' });
+});
+
+flow("a VTpass token is shown as VTpass's three keys, and its public pair reads the balance", async (state) => {
+  const { page, dashboard } = state;
+  await page.goto(`${dashboard.url}/keys/compat`);
+  await page.getByLabel('Key pair it acts as').selectOption(state.publicKey);
+  await page.getByLabel('Your software speaks').selectOption('vtpass');
+  await page.getByRole('button', { name: 'Make a token' }).click();
+  await page.waitForURL(/\/keys\/compat\?created=[A-Za-z0-9_-]+$/);
+  const [apiKey, publicKey] = await Promise.all(
+    ['#new-vtpass-api-key', '#new-vtpass-public-key', '#new-vtpass-secret-key'].map(async (id) =>
+      (await page.textContent(id))!.trim(),
+    ),
+  );
+  assert.match(publicKey!, /^PK_/);
+  const reply = await fetch(`http://127.0.0.1:${state.gateway.port}/compat/vtpass/api/balance`, {
+    headers: { 'api-key': apiKey!, 'public-key': publicKey! },
+  });
+  const body = (await reply.json()) as { code: unknown; contents?: { balance?: unknown } };
+  assert.is(reply.status, 200, JSON.stringify(body));
+  assert.is(body.code, 1, JSON.stringify(body));
+  assert.is(body.contents?.balance, 12345, 'the balance of the account the keys act for');
 });
 
 flow('a bad choice is a form error beside its field, and nothing is made', async (state) => {

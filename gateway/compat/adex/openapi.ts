@@ -8,12 +8,23 @@ import { CABLE_FIELD } from './ids.js';
 
 const PREFIX = '/compat/adex/api';
 
-/**
- * How every path is authorised, said in words rather than as security schemes, so these path
- * items need nothing of the document they are assembled into.
- */
+/** How every path is authorised, in words beside the schemes below. */
 const AUTH =
   'Authorization: `Token <AccessToken>` (one space or two), or `Basic` with the account id and the Adex token.';
+
+/** The login's Basic credentials (the account id and the token) and the AccessToken the other paths carry. */
+export const openApiSecuritySchemes = {
+  adexBasic: { type: 'http', scheme: 'basic', description: 'User name: the account id; password: the Adex token.' },
+  adexToken: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description: '`Token <AccessToken>`, the AccessToken the login answered.',
+  },
+};
+
+/** Every path but the login takes either; the login takes Basic only. */
+const EITHER = [{ adexToken: [] }, { adexBasic: [] }];
 
 const answerSchema = {
   type: 'object',
@@ -71,6 +82,7 @@ function purchase(summary: string, properties: Record<string, unknown>, required
     post: {
       summary,
       description: AUTH,
+      security: EITHER,
       requestBody: {
         required: true,
         content: json({ type: 'object', required, properties: { ...properties, 'request-id': { type: 'string' } } }),
@@ -88,6 +100,7 @@ function check(summary: string, parameters: string[], answer: Record<string, unk
     get: {
       summary,
       description: AUTH,
+      security: EITHER,
       parameters: parameters.map((name) => ({ name, in: 'query', required: true, schema: { type: 'string' } })),
       responses: {
         '200': {
@@ -116,6 +129,7 @@ const loginAnswer = {
 const loginOperation = (method: string) => ({
   summary: `Log in (${method}): Basic credentials, the account id and the compatible token.`,
   description: AUTH,
+  security: [{ adexBasic: [] }],
   responses: { '200': { description: 'Logged in.', content: json(loginAnswer) }, '401': failures['401'] },
 });
 
@@ -161,6 +175,7 @@ export const openApiPaths: Readonly<Record<string, unknown>> = {
     post: {
       summary: 'Recharge-card PINs: not sold here yet (also /data_card and /exam).',
       description: AUTH,
+      security: EITHER,
       responses: { '400': failures['400'] },
     },
   },

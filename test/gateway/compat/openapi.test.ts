@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import * as assert from 'uvu/assert';
+import { adex } from '../../../gateway/compat/adex/index.js';
 import type { Dialect } from '../../../gateway/compat/dialect.js';
 import { msorg } from '../../../gateway/compat/msorg/index.js';
 import { PURCHASE_PRODUCTS } from '../../../gateway/compat/msorg/purchases.js';
@@ -19,11 +20,12 @@ let core: TestCore;
 let gateway: TestGateway;
 let document: any;
 
-const DIALECTS: Record<string, Dialect> = { msorg, vtpass };
+const DIALECTS: Record<string, Dialect> = { msorg, adex, vtpass };
 
 /**
  * The paths each dialect routes, after `api/` (`{id}` a variable segment): MSORG's purchase
- * paths and their records, its reads and the products not sold yet; VTpass's five.
+ * paths and their records, its reads and the products not sold yet; Adex's login, purchases,
+ * checks and the card paths not sold yet; VTpass's five.
  */
 const ROUTED: Record<string, string[]> = {
   msorg: [
@@ -34,6 +36,7 @@ const ROUTED: Record<string, string[]> = {
     'epin',
     'rechargepin',
   ],
+  adex: ['user', 'data', 'topup', 'bill', 'cable', 'bill/bill-validation', 'cable/cable-validation', 'recharge_card'],
   vtpass: ['pay', 'requery', 'service-variations', 'merchant-verify', 'balance'],
 };
 
@@ -109,11 +112,12 @@ test('every path the dialects route is documented, and every /api/ path docs/com
   const sections = docs.split(/^## /m);
   for (const [dialect, heading] of [
     ['msorg', 'MSORG paths'],
+    ['adex', 'Adex paths'],
     ['vtpass', 'VTpass'],
   ] as const) {
     const section = sections.find((s) => s.startsWith(heading));
     assert.ok(section, `docs/compat.md has the section ${heading}`);
-    for (const match of section!.matchAll(/`(?:GET|POST) \/api\/([a-z-]+)/g)) {
+    for (const match of section!.matchAll(/`(?:GET|POST) \/api\/([a-z_-]+)/g)) {
       assert.ok(documented.has(`${dialect}:${match[1]}`), `${dialect} ${match[1]} from docs/compat.md is documented`);
     }
   }

@@ -64,6 +64,12 @@ export function createJournal(deps: JournalDeps): LedgerStore {
         if (credited.outcome === 'credited') deps.wroteEvent(move.credit);
         return;
       }
+      case 'level_change': {
+        const changed = result as MoveResults['level_change'];
+        if (changed.outcome === 'changed' && changed.released.length > 0)
+          deps.wroteEvent({ accountId: move.accountId, mode: 'live' });
+        return;
+      }
       case 'approve': {
         const approved = result as MoveResults['approve'];
         if (approved.outcome === 'applied') tell(move.move, approved.result);

@@ -8,6 +8,7 @@
 
 import { unreachable } from '../domain/errors.js';
 import type { InflowCredit, InflowRecord, NewInflow } from '../domain/funding.js';
+import type { Level } from '../domain/levels.js';
 import type { Kobo } from '../domain/money.js';
 import type { DeliveryResult } from '../domain/products.js';
 import type { AuditEntryRecord, NewTransaction, ReserveChecks, ReserveResult } from '../domain/records.js';
@@ -23,6 +24,8 @@ import type {
   FirstAttempt,
   FundingMoney,
   JournalEntryRecord,
+  LevelChanged,
+  LevelDecision,
   Moved,
   NewUpstreamAnswer,
   OwnEntry,
@@ -123,6 +126,18 @@ interface OwnEntryMove {
 }
 
 /**
+ * An account's identity level set (a staff member's or the operator's decision, docs/kyc.md):
+ * its open request approved, every held credit the new level allows released to its wallet,
+ * and the audit row, in one transaction.
+ */
+interface LevelChangeMove {
+  kind: 'level_change';
+  accountId: string;
+  level: Level;
+  decision: LevelDecision;
+}
+
+/**
  * The moves a staff proposal makes once approved. An own entry approved is booked without an
  * audit row of its own: the approval's row is the one its transaction writes.
  */
@@ -168,6 +183,7 @@ export type MoneyMove =
   | InflowRejectMove
   | CostLearntMove
   | OwnEntryMove
+  | LevelChangeMove
   | ApproveMove;
 
 export type MoneyMoveKind = MoneyMove['kind'];
@@ -196,6 +212,7 @@ export interface MoveResults {
   inflow_reject: InflowRecord | null;
   cost_learnt: boolean;
   own_entry: { entry: JournalEntryRecord; replayed: boolean };
+  level_change: LevelChanged;
   approve: Approved;
 }
 
@@ -276,6 +293,7 @@ export interface AdapterMoney {
   funding: FundingMoney;
   supply: SupplyMoney;
   books: BooksMoney;
+  changeLevel(move: LevelChangeMove): Promise<LevelChanged>;
   approve(move: ApproveMove): Promise<Approved>;
 }
 
@@ -297,6 +315,7 @@ export function moneyHandlers(money: AdapterMoney): MoveHandlers {
     inflow_reject: (m) => funding.rejectInflow(m.inflowId, m.reason, m.at),
     cost_learnt: (m) => money.supply.deliveredLater(m.reference, m.seq, m.costKobo, m.at),
     own_entry: (m) => money.books.bookOwn(m.entry, m.audit),
+    level_change: (m) => money.changeLevel(m),
     approve: (m) => money.approve(m),
   };
 }

@@ -75,3 +75,5 @@ export const RECONCILE_COLLECTIONS = { days: 'reconcile_days', floatReadings: 'f
 export const SIGN_UPS_COLLECTION = 'sign_ups';
 /** Compatible tokens and plan aliases (compat.ts); created by step 33. */
 export const COMPAT_COLLECTIONS = { tokens: 'compat_tokens', aliases: 'plan_aliases' } as const;
+/** Identity levels (levels.ts): each level's limits, the credits held over them, the holders' requests; step 35. */
+export const KYC_COLLECTIONS = { levels: 'kyc_levels', holds: 'kyc_holds', requests: 'kyc_requests' } as const;

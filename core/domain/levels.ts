@@ -17,8 +17,6 @@ import { formatNaira, type Kobo } from './money.js';
 
 export type Level = 1 | 2 | 3;
 
-export const LEVELS: readonly Level[] = [1, 2, 3];
-
 /** Where an account the operator makes, and every account older than levels, starts. */
 export const OPERATOR_LEVEL: Level = 3;
 

@@ -242,7 +242,9 @@ export async function creditIn(
     // The transfer leaves the inflows held for it: the wallet gets it less the platform's fee and what is held.
     postings: inflowCreditedPostings(credit.accountId, done.amountPaidKobo, done.feeKobo, heldKobo),
   };
-  await keepSplitIn(ctx, session, { inflowId, accountId: credit.accountId, provider: done.provider, at }, split);
+  // Only the live wallet's inflow counts against its level; the test world is never limited.
+  if (credit.mode === 'live')
+    await keepSplitIn(ctx, session, { inflowId, accountId: credit.accountId, provider: done.provider, at }, split);
   if (split.creditKobo === 0) {
     // Nothing reaches the wallet: the whole credit is held, no wallet entry and no event.
     await bookIn(ctx, session, booking);

@@ -4,7 +4,7 @@
  * The checks inside the money transactions are level-checks.ts.
  */
 
-import { type ClientSession, Long, ObjectId } from 'mongodb';
+import { type ClientSession, Long, MongoServerError, ObjectId } from 'mongodb';
 import { heldReleasedPostings } from '../../domain/books.js';
 import { creditEvent, newEventId } from '../../domain/events.js';
 import type { AccountLevel, HoldRecord, Level, LevelRequestRecord } from '../../domain/levels.js';
@@ -13,6 +13,7 @@ import { appendAuditIn, auditDocOf } from './audit-log.js';
 import { bookIn, entryIdOf, journalIds } from './books.js';
 import type { MongoContext } from './context.js';
 import { readKobo } from './documents.js';
+import { DUPLICATE_KEY_CODE } from './errors.js';
 import { deliversTo, writeEventIn } from './events.js';
 import {
   type HoldDoc,
@@ -180,6 +181,7 @@ export function createKycStore(ctx: MongoContext): KycStore {
         return { opened: true, request };
       } catch (error) {
         // The unique partial index on (account_id) of open requests: one is open already.
+        if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY_CODE)) throw error;
         const open = await cols().requests.findOne({ account_id: request.accountId, status: 'pending' });
         if (open === null) throw error;
         return { opened: false, request: requestFromDoc(open) };

@@ -297,7 +297,9 @@ function creditInflow(
       : { creditKobo: inflow.creditedKobo, heldKobo: 0 };
   if (split === null) throw new MissingAccount();
   const heldKobo = kobo(split.heldKobo);
-  keepSplit(money.levels, { inflowId, accountId: credit.accountId, provider: inflow.provider, at: credit.at }, split);
+  // Only the live wallet's inflow counts against its level; the test world is never limited.
+  if (credit.mode === 'live')
+    keepSplit(money.levels, { inflowId, accountId: credit.accountId, provider: inflow.provider, at: credit.at }, split);
   if (split.creditKobo === 0) {
     // Nothing reaches the wallet: the whole credit is held, no wallet entry and no event.
     money.book(

@@ -47,7 +47,7 @@ async function setLevel1(
 }
 
 /** One transfer recorded and credited, as a provider's notification does it. */
-function transfer(store: Store, accountId: string, paidKobo: number, seconds: number) {
+function transfer(store: Store, accountId: string, paidKobo: number, seconds: number, mode: 'live' | 'test' = 'live') {
   return store.ledger.post({
     kind: 'inflow_record',
     inflow: {
@@ -56,7 +56,7 @@ function transfer(store: Store, accountId: string, paidKobo: number, seconds: nu
       providerReference: `REF-${randomUUID()}`,
       accountNumber: '9900000001',
       accountId,
-      mode: 'live',
+      mode,
       amountPaidKobo: kobo(paidKobo),
       payerName: 'ADA OBI',
       status: 'verified',
@@ -126,6 +126,18 @@ export function levelsConformance(label: string, open: () => Promise<OpenedStore
     assert.ok(holds.every((h) => h.status === 'held'));
     assert.is((await store.kyc.levelOf(accountId))?.inflowKobo, 1_000_000, 'only what reached the wallet counts');
     await booksAgree(store, accountId);
+  });
+
+  test('the test world is never limited: a test transfer over the live limits is credited whole', async () => {
+    const { store } = opened;
+    await setLevel1(store, { balance: 1_000, inflow: 1_000, spend: 1_000 });
+    const accountId = await account(store, 1);
+    const sent = await transfer(store, accountId, 500_000, 10, 'test');
+    assert.ok(sent.credit?.outcome === 'credited');
+    assert.is(sent.credit.heldKobo, 0);
+    assert.is((await store.accounts.get(accountId))!.testBalanceKobo, 500_000);
+    assert.is((await store.kyc.levelOf(accountId))?.inflowKobo, 0, 'the live inflow is untouched');
+    assert.equal(await store.kyc.holdsOf(accountId, 10), []);
   });
 
   test('the cumulative inflow limit holds across credits, and a raise releases the held credit once', async () => {

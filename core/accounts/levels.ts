@@ -116,6 +116,10 @@ export function createLevels(deps: LevelDeps) {
     ): Promise<{ opened: boolean; request: LevelRequestRecord }> {
       const evidence = checkEvidence(input.kind, input.number, input.documentReference);
       const { level } = await levelOf(accountId);
+      // Level 1 is the proven email and phone: a level above it is asked for once both are proven.
+      const account = await store.accounts.get(accountId);
+      if (account?.emailVerifiedAt === null || account?.phoneVerifiedAt === null)
+        throw new DomainError('FAILED_PRECONDITION', 'Verify your email address and mobile number first.');
       const wanted = levelOfEvidence(evidence.kind);
       if (wanted <= level)
         throw new DomainError('FAILED_PRECONDITION', `This account is at level ${level} already: nothing to ask.`);

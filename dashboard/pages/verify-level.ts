@@ -87,7 +87,12 @@ function requestForm(ctx: SignedInContext, state: GetLevelResponse, errors: Fiel
 }
 
 /** The Verify page's level section. */
-export function levelSection(ctx: SignedInContext, state: GetLevelResponse, errors: FieldError[]): SafeHtml {
+export function levelSection(
+  ctx: SignedInContext,
+  state: GetLevelResponse,
+  errors: FieldError[],
+  proven: boolean,
+): SafeHtml {
   const refused =
     state.open === undefined && state.last?.status === 'refused'
       ? html`<p class="error-message" data-level-refused>Your last request was refused: ${state.last.note}</p>`
@@ -103,7 +108,12 @@ ${
 ${limitsRows(state.nextLimits)}`
 }
 ${refused}
-${requestForm(ctx, state, errors)}`;
+${
+  proven
+    ? requestForm(ctx, state, errors)
+    : html`<p>Once your email address and mobile number are verified you can \
+ask for the next level here.</p>`
+}`;
 }
 
 export function levelOf(ctx: SignedInContext): Promise<GetLevelResponse> {

@@ -170,7 +170,10 @@ export const verifyRoutes: Route[] = [
     path: '/verify',
     name: 'verify',
     signedIn: true,
-    handler: async (ctx) => verifyPage(ctx, await verificationOf(ctx), [], levelSection(ctx, await levelOf(ctx), [])),
+    handler: async (ctx) => {
+      const state = await verificationOf(ctx);
+      return verifyPage(ctx, state, [], levelSection(ctx, await levelOf(ctx), [], state.liveAllowed));
+    },
   },
   {
     method: 'POST',
@@ -180,11 +183,12 @@ export const verifyRoutes: Route[] = [
     handler: async (ctx) => {
       const asked = await askForLevel(ctx);
       if ('done' in asked) return { kind: 'redirect', location: '/verify?done=level' };
+      const state = await verificationOf(ctx);
       return verifyPage(
         ctx,
-        await verificationOf(ctx),
+        state,
         asked.errors,
-        levelSection(ctx, await levelOf(ctx), asked.errors),
+        levelSection(ctx, await levelOf(ctx), asked.errors, state.liveAllowed),
       );
     },
   },

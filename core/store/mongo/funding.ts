@@ -246,8 +246,9 @@ export async function creditIn(
   if (credit.mode === 'live')
     await keepSplitIn(ctx, session, { inflowId, accountId: credit.accountId, provider: done.provider, at }, split);
   if (split.creditKobo === 0) {
-    // Nothing reaches the wallet: the whole credit is held, no wallet entry and no event.
-    await bookIn(ctx, session, booking);
+    // Nothing reaches the wallet: the whole credit is held, no wallet entry (so no ledger entry's id
+    // for the journal's) and no event.
+    await bookIn(ctx, session, { ...booking, id: journalIds.own('inflow_credited', inflowId) });
     const account = await ctx.live().accounts.findOne({ _id: credit.accountId }, { session });
     return {
       outcome: 'credited',

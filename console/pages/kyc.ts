@@ -31,9 +31,14 @@ function requestItem(viewer: StaffViewer, request: LevelRequest): SafeHtml {
 <button type="submit" class="warning">Refuse</button></form></div>`;
 }
 
-function heldItem(held: HeldCredit): SafeHtml {
+function heldItem(viewer: StaffViewer, held: HeldCredit): SafeHtml {
   return html`<tr data-held="${held.inflowId}"><td>${held.accountId}</td><td>${naira(held.amountKobo)}</td>\
-<td>${held.provider}</td><td>${when(held.createdAt)}</td></tr>`;
+<td>${held.provider}</td><td>${when(held.createdAt)}</td><td><form method="post" action="/kyc/return">\
+${csrfField(viewer)}<input type="hidden" name="account_id" value="${held.accountId}">\
+<input type="hidden" name="inflow_id" value="${held.inflowId}">\
+<label for="return-${held.inflowId}">Why return it (required)</label>\
+<input id="return-${held.inflowId}" name="note" required>\
+<button type="submit" class="warning">Propose returning it to the payer</button></form></td></tr>`;
 }
 
 async function kycPage(ctx: SignedInContext, problem = ''): Promise<Answer> {
@@ -44,21 +49,45 @@ async function kycPage(ctx: SignedInContext, problem = ''): Promise<Answer> {
 ${doneNotice(ctx)}${errorSummary(problem)}
 <p>Each level bounds a live wallet (docs/kyc.md): level 2 needs a BVN or NIN, level 3 a business's CAC number and \
 document. Check the number against the holder's name with the funding provider or the document before approving: \
-the approval sets the level and credits what was held, at once.</p>
+the approval sets the level and credits what was held, at once. A held credit that should not be kept is \
+proposed for return to its payer; a second member approves it in the attention queue, as every money move.</p>
 <section><h2>Requests waiting (${requests.length})</h2>${
     requests.length === 0 ? html`<p>No request is waiting.</p>` : requests.map((r) => requestItem(viewer, r))
   }</section>
 <section><h2>Credits held over the limits (${held.length}, ${naira(heldTotal)})</h2>${
     held.length === 0
       ? html`<p>Nothing is held.</p>`
-      : html`<table><thead><tr><th>Account</th><th>Held</th><th>Provider</th><th>Since</th></tr></thead>
-<tbody>${held.map(heldItem)}</tbody></table>`
+      : html`<table><thead><tr><th>Account</th><th>Held</th><th>Provider</th><th>Since</th><th>Return</th></tr></thead>
+<tbody>${held.map((h) => heldItem(viewer, h))}</tbody></table>`
   }</section>`;
   return pageAnswer(page('Identity levels', body, viewer), problem);
 }
 
 export const kycRoutes: Route[] = [
   { method: 'GET', path: BACK, name: 'kyc', signedIn: true, handler: (ctx) => kycPage(ctx) },
+  {
+    method: 'POST',
+    path: '/kyc/return',
+    name: 'kyc_return',
+    signedIn: true,
+    handler(ctx) {
+      const target = field(ctx, 'inflow_id');
+      return change(
+        BACK,
+        (problem) => kycPage(ctx, problem),
+        async () => {
+          const { proposal } = await ctx.core.proposeMoneyMove({
+            ...session(ctx),
+            kind: 'hold_return',
+            accountId: field(ctx, 'account_id'),
+            target,
+            note: field(ctx, 'note'),
+          });
+          return `returning the credit held for ${target} is proposed (${proposal?.proposalId ?? ''}); a second member approves it`;
+        },
+      );
+    },
+  },
   {
     method: 'POST',
     path: new RegExp(`^/kyc/${ID}/approve$`),

@@ -237,6 +237,14 @@ export function inflowCreditedPostings(
   );
 }
 
+/** A credit held over the limits that staff decided to return: it leaves the books through the provider it came by. */
+export function heldReturnedPostings(provider: string, amountKobo: Kobo): Posting[] {
+  return entry(
+    { account: 'held:over_limit', amountKobo },
+    { account: clearingAccount(provider), amountKobo: -amountKobo },
+  );
+}
+
 /** A credit held over the limits released to its wallet once the level allows it (an inflow_credited entry). */
 export function heldReleasedPostings(accountId: string, amountKobo: Kobo): Posting[] {
   return entry(

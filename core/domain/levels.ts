@@ -184,7 +184,7 @@ export interface HoldRecord {
   accountId: string;
   provider: string;
   amountKobo: Kobo;
-  status: 'held' | 'released';
+  status: 'held' | 'released' | 'returned';
   createdAt: Date;
   updatedAt: Date;
 }

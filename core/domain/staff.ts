@@ -157,6 +157,8 @@ export const PROPOSAL_KINDS = [
   'debit',
   'upstream_topup',
   'provider_settlement',
+  /** A credit held over an identity level's limits returned to its payer (docs/kyc.md); target: the inflow. */
+  'hold_return',
 ] as const;
 export type ProposalKind = (typeof PROPOSAL_KINDS)[number];
 

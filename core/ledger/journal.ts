@@ -80,6 +80,7 @@ export function createJournal(deps: JournalDeps): LedgerStore {
       case 'inflow_reject':
       case 'cost_learnt':
       case 'own_entry':
+      case 'hold_return':
         return;
       default:
         unreachable(move, 'journal: a money move');

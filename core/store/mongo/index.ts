@@ -63,7 +63,7 @@ import {
 import { createHistoryStore } from './history.js';
 import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
-import { changeLevelMongo, createKycStore } from './levels.js';
+import { changeLevelMongo, createKycStore, returnHoldIn } from './levels.js';
 import { createNoticeStore, createPasswordResetStore } from './mail.js';
 import { createPlanCodeStore } from './plan-codes.js';
 import { createRecipientStore } from './recipients.js';
@@ -122,6 +122,7 @@ function moneyParts(ctx: MongoContext): Pick<MongoStore, 'wallet' | 'funding' | 
       supply: { deliveredLater },
       books: { bookOwn },
       changeLevel: (m) => changeLevelMongo(ctx, m),
+      returnHold: (m) => ctx.inTransaction((session) => returnHoldIn(ctx, session, m.inflowId, m.at)),
       approve: createApproval(ctx),
     }),
   );

@@ -37,7 +37,7 @@ export interface HoldDoc {
   account_id: string;
   provider: string;
   amount_kobo: StoredInteger;
-  status: 'held' | 'released';
+  status: 'held' | 'released' | 'returned';
   created_at: Date;
   updated_at: Date;
 }

@@ -5,7 +5,7 @@
  */
 
 import { type ClientSession, Long, MongoServerError, ObjectId } from 'mongodb';
-import { heldReleasedPostings } from '../../domain/books.js';
+import { heldReleasedPostings, heldReturnedPostings } from '../../domain/books.js';
 import { creditEvent, newEventId } from '../../domain/events.js';
 import type { AccountLevel, HoldRecord, Level, LevelRequestRecord } from '../../domain/levels.js';
 import type { KycStore, LevelChanged, LevelDecision } from '../port.js';
@@ -87,6 +87,35 @@ export async function changeLevelMongo(
       released,
     };
   });
+}
+
+/**
+ * A held credit returned to its payer (a staff proposal approved), in the caller's transaction:
+ * held -> returned, once, and booked held:over_limit -> the provider's clearing.
+ */
+export async function returnHoldIn(
+  ctx: MongoContext,
+  session: ClientSession,
+  inflowId: string,
+  at: Date,
+): Promise<HoldRecord | null> {
+  const hold = await kyc(ctx).holds.findOneAndUpdate(
+    { _id: inflowId, status: 'held' },
+    { $set: { status: 'returned', updated_at: at } },
+    { session, returnDocument: 'after' },
+  );
+  if (hold === null) return null;
+  const reference = `${inflowId}:returned`;
+  await bookIn(ctx, session, {
+    id: journalIds.own('inflow_returned', reference),
+    entryId: entryIdOf(new ObjectId()),
+    kind: 'inflow_returned',
+    mode: 'live',
+    reference,
+    at,
+    postings: heldReturnedPostings(hold.provider, readKobo(hold.amount_kobo, 'amount_kobo')),
+  });
+  return holdFromDoc(hold);
 }
 
 async function releaseIn(ctx: MongoContext, session: ClientSession, hold: HoldDoc, at: Date): Promise<HoldRecord> {

@@ -26,7 +26,7 @@ import { createGroupCommit, type Durability, type GroupCommit } from './group-co
 import { createHistoryStore } from './history.js';
 import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
-import { changeLevel, createKycStore, prepareLevelStatements } from './levels.js';
+import { changeLevel, createKycStore, prepareLevelStatements, returnHold } from './levels.js';
 import { createNoticeStore, createPasswordResetStore } from './mail.js';
 import { createPlanCodeStore } from './plan-codes.js';
 import { createRecipientStore, prepareRecipientStatements } from './recipients.js';
@@ -179,6 +179,7 @@ function moneyParts(
     creditInflow: (move) => creditNow(move.inflowId, move.credit, move.from),
     bookOwn: bookOwnNow,
     appendAudit,
+    returnHold: (inflowId, at) => returnHold(levelParts, inflowId, at),
     balanceOf: (accountId) => balances.get.get(accountId)?.balance_kobo ?? null,
   });
   const ledger = ledgerStore(
@@ -191,6 +192,7 @@ function moneyParts(
         commit.run(() =>
           changeLevel(levelParts, { accountId: m.accountId, level: m.level, at: m.decision.at, audit: m.decision }),
         ),
+      returnHold: (m) => commit.run(() => returnHold(levelParts, m.inflowId, m.at)),
       approve,
     }),
   );

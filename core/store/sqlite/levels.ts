@@ -6,7 +6,7 @@
  * that releases what the new level allows, in the change's own transaction.
  */
 import type Database from 'better-sqlite3';
-import { heldReleasedPostings } from '../../domain/books.js';
+import { heldReleasedPostings, heldReturnedPostings } from '../../domain/books.js';
 import { creditEvent } from '../../domain/events.js';
 import {
   type AccountLevel,
@@ -131,6 +131,10 @@ export function prepareLevelStatements(db: Database.Database) {
     ),
     allHeld: db.prepare<[number], HoldRow>(
       `SELECT * FROM kyc_holds WHERE status = 'held' ORDER BY created_at, inflow_id LIMIT ?`,
+    ),
+    returnHold: db.prepare<{ inflow_id: string; at: number }, HoldRow>(
+      `UPDATE kyc_holds SET status = 'returned', updated_at = @at WHERE inflow_id = @inflow_id AND status = 'held'
+       RETURNING *`,
     ),
     release: db.prepare<{ inflow_id: string; at: number }>(
       `UPDATE kyc_holds SET status = 'released', updated_at = @at WHERE inflow_id = @inflow_id AND status = 'held'`,
@@ -295,6 +299,24 @@ export function changeLevel(
     request: request === undefined ? null : requestFromRow(request),
     released,
   };
+}
+
+/**
+ * A held credit returned to its payer (a staff proposal approved), in the caller's transaction:
+ * held -> returned, once, and booked held:over_limit -> the provider's clearing.
+ */
+export function returnHold(parts: Pick<ChangeParts, 'sql' | 'books'>, inflowId: string, at: Date): HoldRecord | null {
+  const row = parts.sql.returnHold.get({ inflow_id: inflowId, at: toMs(at) });
+  if (row === undefined) return null;
+  book(
+    parts.books,
+    'inflow_returned',
+    'live',
+    `${inflowId}:returned`,
+    at,
+    heldReturnedPostings(row.provider, kobo(row.amount_kobo)),
+  );
+  return holdFromRow(row);
 }
 
 function releaseHold(parts: ChangeParts, hold: HoldRow, at: Date): HoldRecord {

@@ -6,7 +6,8 @@
  * (it could touch no live money before) starts at level 1. The cumulative inflow is what the
  * providers credited to each live wallet so far. The limits of each level are seeded with
  * core/domain/levels.ts's defaults; the credits held over them and the holders' requests for
- * the next level get tables of their own.
+ * the next level get tables of their own. The proposals are rebuilt (as in step 36 of migrations-books.ts: a new table,
+ * every row copied, the indexes again) to take `hold_return`, a held credit returned to its payer.
  */
 import { DEFAULT_LEVEL_LIMITS } from '../../domain/levels.js';
 import type { Migration } from './migration.js';
@@ -46,7 +47,7 @@ export const LEVELS_MIGRATIONS: readonly Migration[] = [
         account_id   TEXT NOT NULL REFERENCES accounts (account_id),
         provider     TEXT NOT NULL,
         amount_kobo  INTEGER NOT NULL CHECK (amount_kobo > 0),
-        status       TEXT NOT NULL CHECK (status IN ('held', 'released')),
+        status       TEXT NOT NULL CHECK (status IN ('held', 'released', 'returned')),
         created_at   INTEGER NOT NULL,
         updated_at   INTEGER NOT NULL
       ) STRICT;
@@ -69,6 +70,33 @@ export const LEVELS_MIGRATIONS: readonly Migration[] = [
         note                TEXT NOT NULL DEFAULT ''
       ) STRICT;
       CREATE UNIQUE INDEX kyc_requests_one_open ON kyc_requests (account_id) WHERE status = 'pending';
+
+      CREATE TABLE proposals_next (
+        proposal_id  TEXT PRIMARY KEY,
+        kind         TEXT NOT NULL CHECK (kind IN ('credit', 'refund', 'pending_failed', 'inflow_assign', 'debit',
+                       'upstream_topup', 'provider_settlement', 'hold_return')),
+        account_id   TEXT NOT NULL,
+        target       TEXT NOT NULL,
+        amount_kobo  INTEGER NOT NULL CHECK (amount_kobo >= 0),
+        note         TEXT NOT NULL,
+        proposed_by  TEXT NOT NULL,
+        proposed_at  INTEGER NOT NULL,
+        expires_at   INTEGER NOT NULL,
+        status       TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'refused')),
+        decided_by   TEXT,
+        decided_at   INTEGER,
+        applied_at   INTEGER,
+        reference    TEXT NOT NULL DEFAULT '',
+        memo         TEXT NOT NULL DEFAULT '',
+        fee_kobo     INTEGER NOT NULL DEFAULT 0 CHECK (fee_kobo >= 0),
+        CHECK (decided_by IS NULL OR decided_by <> proposed_by OR status = 'refused')
+      ) STRICT;
+      INSERT INTO proposals_next SELECT proposal_id, kind, account_id, target, amount_kobo, note, proposed_by,
+          proposed_at, expires_at, status, decided_by, decided_at, applied_at, reference, memo, fee_kobo FROM proposals;
+      DROP TABLE proposals;
+      ALTER TABLE proposals_next RENAME TO proposals;
+      CREATE INDEX proposals_open ON proposals (proposed_at) WHERE status = 'pending';
+      CREATE UNIQUE INDEX proposals_reference ON proposals (account_id, kind, reference) WHERE reference <> '';
       CREATE INDEX kyc_requests_by_account ON kyc_requests (account_id, created_at);
       CREATE INDEX kyc_requests_pending ON kyc_requests (created_at, request_id) WHERE status = 'pending';
     `,

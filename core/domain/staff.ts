@@ -174,7 +174,8 @@ export interface ProposalRecord {
   accountId: string;
   /**
    * What it is done to: the account (credit, debit), the purchase's reference, the inflow's id,
-   * the upstream instance (upstream_topup) or the funding provider (provider_settlement).
+   * the upstream instance (upstream_topup), the funding provider (provider_settlement) or the inflow
+   * whose held credit is returned (hold_return).
    */
   target: string;
   /** The amount of a credit, debit, top-up or settlement; 0 where the amount is the purchase's or the inflow's own. */

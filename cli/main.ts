@@ -33,6 +33,7 @@ import { booksFindingsGroup } from './findings.js';
 import { columns } from './format.js';
 import { fundingGroup } from './funding.js';
 import { keysGroup } from './keys.js';
+import { kycGroup } from './kyc.js';
 import { ledgerGroup } from './ledger.js';
 import { pendingGroup } from './pending.js';
 import { plansGroup } from './plans.js';
@@ -97,6 +98,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = joined([
   compatPlansGroup,
   usersGroup,
   upgradesGroup,
+  kycGroup,
   webhooksGroup,
   fundingGroup,
   staffGroup,

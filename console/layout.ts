@@ -17,6 +17,7 @@ const NAV: ReadonlyArray<readonly [string, string, (readonly string[])?]> = [
   ['/', 'Attention'],
   ['/accounts', 'Accounts'],
   ['/blocklist', 'Blocked numbers'],
+  ['/kyc', 'Identity levels'],
   ['/credit', 'Propose a credit'],
   ['/debit', 'Propose a debit'],
   ['/audit', 'Audit log'],

@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { createClient } from '@connectrpc/connect';
 import { ConsoleService } from '../gen/prepaid/v1/console_pb.js';
+import { KycConsoleService } from '../gen/prepaid/v1/kyc_pb.js';
 import { createCoreTransport } from '../runtime/core-transport.js';
 import { processFlags } from '../runtime/flags.js';
 import { announceReady, runUntilSignal } from '../runtime/lifecycle.js';
@@ -26,7 +27,7 @@ export async function startConsole(env: NodeJS.ProcessEnv = process.env): Promis
     defaultTimeoutMs: CALL_TIMEOUT_MS,
   });
   const app = createConsole({
-    core: createClient(ConsoleService, transport),
+    core: Object.assign(createClient(ConsoleService, transport), { kyc: createClient(KycConsoleService, transport) }),
     secret: resolveConsoleSecret(config),
     secureCookies: config.secureCookies,
     trustedProxies: config.trustedProxies,

@@ -6,11 +6,12 @@
  */
 import type { Client } from '@connectrpc/connect';
 import type { ConsoleService } from '../gen/prepaid/v1/console_pb.js';
+import type { KycConsoleService } from '../gen/prepaid/v1/kyc_pb.js';
 import type { Admission, DoorAnswer, SignedIn, WebRoute } from '../web/door.js';
 import type { StaffViewer } from './layout.js';
 
-/** The console's client of the core's ConsoleService. */
-export type ConsoleCore = Client<typeof ConsoleService>;
+/** The console's client of the core's ConsoleService, and of its identity-level queue (KycConsoleService). */
+export type ConsoleCore = Client<typeof ConsoleService> & { readonly kyc: Client<typeof KycConsoleService> };
 
 /** What a page handler answers. */
 export type Answer =

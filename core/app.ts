@@ -10,6 +10,7 @@ import type { Logger } from '../runtime/log.js';
 import { createCompatService } from './accounts/compat.js';
 import { createKeyUseRecorder, type KeyUseRecorder } from './accounts/key-use.js';
 import { createLedgerCheck } from './accounts/ledger-check.js';
+import { createLevels } from './accounts/levels.js';
 import { createRecipientControls } from './accounts/recipients.js';
 import { type AccountService, createAccountService } from './accounts/service.js';
 import { createVelocityBrake, type VelocityBrake } from './accounts/velocity.js';
@@ -149,6 +150,8 @@ export interface CoreDeps {
   mail?: MailSettings | null;
   /** SIGNUP and SIGNUP_PER_ADDRESS_DAY (docs/sign-up.md); none: `invite`, no sign-up page. */
   signUp?: SignUpSettings;
+  /** API_TIER_MIN_LEVEL: the identity level an account needs to ask for API access (2 when not given). */
+  apiTierMinLevel?: number;
   /** How often the low-balance mail reads the events (a minute by default). */
   lowBalanceMailIntervalMs?: number;
   /** How often a store that cannot write is probed (core/storage/write-watch.ts); two seconds by default. */
@@ -370,6 +373,7 @@ export function createCore(deps: CoreDeps): Core {
       checkCallbackUrl: (url) => checkWebhookUrl(url, money.allowPrivate).problem,
     }),
     upgrades: holders.upgrades,
+    levels: holders.levels,
     webhooks: holders.webhooks,
     supplyAdmin: staff.supplyAdmin,
     planCodes: createPlanCodesAdmin({
@@ -618,7 +622,8 @@ function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseServic
     nudge: (destination) => deliveries.nudge(destination),
   });
   const holderDesk = createHolderDesk({ store, accounts, purchases, webhooks, clock, notices });
-  const upgrades = createUpgrades({ store, accounts, clock });
+  const upgrades = createUpgrades({ store, accounts, clock, minLevel: deps.apiTierMinLevel ?? 2 });
+  const levels = createLevels({ store, ledger: store.ledger, clock, kycKey: kycKeyOf(deps) });
   const onboarding = createOnboarding({
     store,
     clock,
@@ -629,7 +634,27 @@ function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseServic
     timeoutMs: deps.providerTimeoutMs,
     settings: deps.signUp,
   });
-  return { keyUses, accounts, mailer, notices, people, lowBalanceMail, webhooks, holderDesk, upgrades, onboarding };
+  return {
+    keyUses,
+    accounts,
+    mailer,
+    notices,
+    people,
+    lowBalanceMail,
+    webhooks,
+    holderDesk,
+    upgrades,
+    levels,
+    onboarding,
+  };
+}
+
+/** A core without FUNDING_KYC_KEY (tests) hashes identity numbers under one random key for its life. */
+const PROCESS_KYC_KEY = randomBytes(32).toString('hex');
+
+/** The key of the identity numbers' keyed hash, shared by funding and the identity levels. */
+function kycKeyOf(deps: CoreDeps): string {
+  return deps.funding?.kycKey ?? PROCESS_KYC_KEY;
 }
 
 /**
@@ -650,7 +675,7 @@ function fundingParts(deps: CoreDeps, money: MoneyPath): FundingService {
     providers: { live: liveFunding, test: [sandboxFunding] },
     sandbox: sandboxFunding,
     fee: deps.funding?.fee ?? { basisPoints: 0, capKobo: null },
-    kycKey: deps.funding?.kycKey ?? randomBytes(32).toString('hex'),
+    kycKey: kycKeyOf(deps),
     clock,
     log: deps.log,
     ...(deps.metrics === undefined ? {} : { observer: deps.metrics.funding }),

@@ -89,6 +89,8 @@ export interface CoreConfig {
   cliMoneyMoves: 'direct' | 'proposals';
   /** SIGNUP and SIGNUP_PER_ADDRESS_DAY (docs/sign-up.md). */
   signUp: { mode: SignUpMode; perAddressPerDay: number };
+  /** API_TIER_MIN_LEVEL: the identity level an account needs to ask for API access (docs/kyc.md). */
+  apiTierMinLevel: number;
   /** FOUR_EYES_COOLING_H in ms. */
   fourEyesCoolingMs: number;
   /** The MongoDB store when MONGODB_URI is set; null means the embedded SQLite store in DATA_DIR. */
@@ -441,6 +443,14 @@ export const CORE_SCHEMA = {
       'live money (docs/sign-up.md). `invite`: no self sign-up; accounts come from `prepaid accounts create` and ' +
       'invitations, as before. `off`: no self sign-up, the same as `invite` (it does not stop invitations). ' +
       '`npm start` sets `open`.',
+  }),
+  apiTierMinLevel: integer('API_TIER_MIN_LEVEL', {
+    fallback: 2,
+    min: 2,
+    max: 3,
+    help:
+      'The identity level an account needs before it may ask for API access (docs/kyc.md): 2 (a BVN or NIN ' +
+      'checked by staff) or 3 (a business).',
   }),
   signUpPerAddressDay: integer('SIGNUP_PER_ADDRESS_DAY', {
     fallback: DEFAULT_SIGNUPS_PER_ADDRESS_DAY,
@@ -877,6 +887,7 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     consolePublicUrl: v.consolePublicUrl.replace(/\/+$/, ''),
     cliMoneyMoves: v.cliMoneyMoves,
     signUp: { mode: v.signUp, perAddressPerDay: v.signUpPerAddressDay },
+    apiTierMinLevel: v.apiTierMinLevel,
     fourEyesCoolingMs: v.fourEyesCoolingH * 3_600_000,
     mongo: v.mongoUri === undefined ? null : { uri: v.mongoUri, dbName: v.mongoDb },
     webhooks: {

@@ -89,6 +89,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
     consolePublicUrl: config.consolePublicUrl,
     cliMoneyMoves: config.cliMoneyMoves,
     signUp: config.signUp,
+    apiTierMinLevel: config.apiTierMinLevel,
     fourEyesCoolingMs: config.fourEyesCoolingMs,
     webhooks: config.webhooks,
     funding: fundingDeps(config, fundingKycKey),

@@ -9,6 +9,7 @@ import { modeOfWord } from '../core/domain/words.js';
 import { ApiAccessService } from '../gen/prepaid/v1/access_pb.js';
 import { HolderFundingService } from '../gen/prepaid/v1/funding_pb.js';
 import { HolderService } from '../gen/prepaid/v1/holder_pb.js';
+import { KycService } from '../gen/prepaid/v1/kyc_pb.js';
 import { ShopService } from '../gen/prepaid/v1/shop_pb.js';
 import type { Mode } from '../gen/prepaid/v1/types_pb.js';
 import { createCoreTransport } from '../runtime/core-transport.js';
@@ -22,6 +23,8 @@ export interface DashboardCore {
   access: Client<typeof ApiAccessService>;
   /** The Fund wallet page: the session's wallet's bank accounts, identity and low-balance threshold. */
   holderFunding: Client<typeof HolderFundingService>;
+  /** The Verify page's identity level: its limits, the request for the next, what is held. */
+  kyc: Client<typeof KycService>;
   /** Closes the connection to the core. */
   close(): void;
 }
@@ -49,6 +52,7 @@ export function createDashboardCore(options: DashboardCoreOptions): DashboardCor
     shop: createClient(ShopService, transport),
     access: createClient(ApiAccessService, transport),
     holderFunding: createClient(HolderFundingService, transport),
+    kyc: createClient(KycService, transport),
     close: () => transport.close(),
   };
 }

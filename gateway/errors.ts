@@ -120,6 +120,14 @@ const ERROR_TABLE: Readonly<Record<ErrorKey, ErrorRow>> = {
       'are verified. Nothing was charged.',
     coreMessage: true,
   },
+  LEVEL_LIMIT: {
+    status: 403,
+    code: 'LEVEL_LIMIT',
+    message: () =>
+      "This purchase is over the daily spend limit of the account's identity level; verify the account for a " +
+      'higher level in the developer area. Nothing was charged.',
+    coreMessage: true,
+  },
   RECIPIENT_BLOCKED: {
     status: 422,
     code: 'RECIPIENT_BLOCKED',

@@ -654,7 +654,8 @@ const ERROR_RESPONSES = {
     "KEY_SCOPE_DENIED (the action is outside the key's scopes), KEY_CAP_EXCEEDED (the purchase is over a " +
       'spend cap of the key), KEY_FROZEN (the key is frozen until its owner unfreezes it) or ' +
       "VERIFICATION_REQUIRED (a live purchase of a signed-up account whose owner's email or phone is not " +
-      'verified yet); nothing was charged.',
+      "verified yet) or LEVEL_LIMIT (a live purchase over the daily spend limit of the account's identity " +
+      'level); nothing was charged.',
   ),
   '404': errorResponse('NOT_FOUND: a reference that is not yours, or an unknown customer number (verify).'),
   '405': errorResponse('METHOD_NOT_ALLOWED; the Allow header names the method.', {

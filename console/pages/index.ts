@@ -6,6 +6,7 @@ import { blocklistRoutes } from './blocklist.js';
 import { booksRoutes } from './books.js';
 import { catalogueRoutes } from './catalogue.js';
 import { catalogueCostRoutes } from './catalogue-costs.js';
+import { kycRoutes } from './kyc.js';
 import { queueRoutes } from './queue.js';
 import { reportRoutes } from './reports.js';
 import { settingsRoutes } from './settings.js';
@@ -26,4 +27,5 @@ export const routes: readonly Route[] = [
   ...booksRoutes,
   ...suspensionRoutes,
   ...blocklistRoutes,
+  ...kycRoutes,
 ];

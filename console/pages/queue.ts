@@ -102,9 +102,21 @@ ${actionForm(viewer, `/keys/${key}/unfreeze`, 'Unfreeze the key', {
 </section>`;
 }
 
+/** The identity levels' share of the queue: what waits on the Identity levels page. */
+function levelsSection(levels: { requests: unknown[]; held: { amountKobo: bigint }[] }): SafeHtml {
+  const held = levels.held.reduce((sum, h) => sum + h.amountKobo, 0n);
+  return html`<section data-levels><h2>Identity levels (${levels.requests.length + levels.held.length})</h2>
+<p>${String(levels.requests.length)} request(s) for a level waiting; ${String(levels.held.length)} credit(s) held \
+over their level's limits (${naira(held)}). <a href="/kyc">Open Identity levels</a></p></section>`;
+}
+
 async function queuePage(ctx: SignedInContext): Promise<Answer> {
   const viewer = ctx.viewer;
   const queue = await ctx.core.getAttention({ sessionToken: ctx.sessionToken, clientAddress: ctx.clientAddress });
+  const levels = await ctx.core.kyc.listLevelQueue({
+    sessionToken: ctx.sessionToken,
+    clientAddress: ctx.clientAddress,
+  });
   const done = ctx.url.searchParams.get('done');
   const body = html`<h1>Needs attention</h1>
 ${done === null ? '' : html`<p class="notice" role="status">Done: ${done}.</p>`}
@@ -136,6 +148,7 @@ ${actionForm(viewer, `/pending/${ref}/failed`, 'Propose as failed (refund)', {
       })
 }
 </section>
+${levelsSection(levels)}
 <section><h2>Requests for API access (${queue.upgrades.length})</h2>
 ${
   queue.upgrades.length === 0

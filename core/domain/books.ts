@@ -20,6 +20,8 @@ type BookAccount =
   | 'held:purchases'
   /** Transfers a funding provider confirmed that are in no wallet yet (verified, unmatched). */
   | 'held:inflows'
+  /** Credits over a wallet's identity level limits, held until the level rises or staff return them (docs/kyc.md). */
+  | 'held:over_limit'
   /** Charges of delivered purchases whose cost is known. */
   | 'revenue:sales'
   /** Charges of delivered purchases whose cost nobody recorded (before the books, or an upstream that did not say). */
@@ -71,7 +73,7 @@ function feesAccount(provider: string): BookAccount {
 /** What kind an account is, read from its name; null for a name outside the chart. */
 export function accountKind(account: string): BookAccountKind | null {
   if (account.startsWith('wallet:') && account.length > 'wallet:'.length) return 'liability';
-  if (account === 'held:purchases' || account === 'held:inflows') return 'liability';
+  if (account === 'held:purchases' || account === 'held:inflows' || account === 'held:over_limit') return 'liability';
   if (account === 'revenue:sales' || account === 'revenue:sales_cost_unknown' || account === 'revenue:funding_fees')
     return 'revenue';
   if (account === 'adjustments:manual') return 'equity';
@@ -217,12 +219,37 @@ export function inflowReceivedPostings(provider: string, amountPaidKobo: Kobo): 
   );
 }
 
-/** A confirmed transfer credited to its wallet, less the platform's funding fee. */
-export function inflowCreditedPostings(accountId: string, amountPaidKobo: Kobo, feeKobo: Kobo): Posting[] {
+/**
+ * A confirmed transfer credited to its wallet, less the platform's funding fee; `heldKobo` of it,
+ * over the wallet's level limits, goes to held:over_limit instead of the wallet (docs/kyc.md).
+ */
+export function inflowCreditedPostings(
+  accountId: string,
+  amountPaidKobo: Kobo,
+  feeKobo: Kobo,
+  heldKobo: Kobo = 0 as Kobo,
+): Posting[] {
   return entry(
     { account: 'held:inflows', amountKobo: amountPaidKobo },
-    { account: walletAccount(accountId), amountKobo: -(amountPaidKobo - feeKobo) },
+    { account: walletAccount(accountId), amountKobo: -(amountPaidKobo - feeKobo - heldKobo) },
+    { account: 'held:over_limit', amountKobo: -heldKobo },
     { account: 'revenue:funding_fees', amountKobo: -feeKobo },
+  );
+}
+
+/** A credit held over the limits that staff decided to return: it leaves the books through the provider it came by. */
+export function heldReturnedPostings(provider: string, amountKobo: Kobo): Posting[] {
+  return entry(
+    { account: 'held:over_limit', amountKobo },
+    { account: clearingAccount(provider), amountKobo: -amountKobo },
+  );
+}
+
+/** A credit held over the limits released to its wallet once the level allows it (an inflow_credited entry). */
+export function heldReleasedPostings(accountId: string, amountKobo: Kobo): Posting[] {
+  return entry(
+    { account: 'held:over_limit', amountKobo },
+    { account: walletAccount(accountId), amountKobo: -amountKobo },
   );
 }
 

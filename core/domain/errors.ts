@@ -57,7 +57,9 @@ export type ErrorCode =
   /** The key pair is frozen (the velocity brake, or by hand) until someone allowed unfreezes it. */
   | 'KEY_FROZEN'
   /** A live action of a self-signed-up account whose email or phone is not verified yet (core/domain/sign-up.ts). */
-  | 'VERIFICATION_REQUIRED';
+  | 'VERIFICATION_REQUIRED'
+  /** A live purchase over the account's identity level's daily spend limit (core/domain/levels.ts); nothing was debited. */
+  | 'LEVEL_LIMIT';
 
 /** One rule broken by one field, for BadRequest field violations and 422 bodies. */
 export interface FieldViolation {

@@ -6,6 +6,7 @@
  */
 import type { Dialect, InFlightWord } from './compat.js';
 import type { CapRefusal, KeyControls } from './key-controls.js';
+import type { SpendRefusal } from './levels.js';
 import type { Mode } from './mode.js';
 import type { Kobo } from './money.js';
 import type { DeliveryResult, PlanType, ProductName, PurchaseDetails, TransactionStatus } from './products.js';
@@ -273,6 +274,8 @@ export type ReserveResult =
   | { outcome: 'key_cap'; refusal: CapRefusal }
   /** The account's (or the platform's) recipient controls refuse it; nothing was written. */
   | { outcome: 'recipient'; refusal: RecipientRefusal }
+  /** The account's identity level's daily spend limit refuses the charge (docs/kyc.md); nothing was written. */
+  | { outcome: 'level_limit'; refusal: SpendRefusal }
   | { outcome: 'no_account' };
 
 /**

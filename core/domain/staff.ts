@@ -157,6 +157,8 @@ export const PROPOSAL_KINDS = [
   'debit',
   'upstream_topup',
   'provider_settlement',
+  /** A credit held over an identity level's limits returned to its payer (docs/kyc.md); target: the inflow. */
+  'hold_return',
 ] as const;
 export type ProposalKind = (typeof PROPOSAL_KINDS)[number];
 
@@ -172,7 +174,8 @@ export interface ProposalRecord {
   accountId: string;
   /**
    * What it is done to: the account (credit, debit), the purchase's reference, the inflow's id,
-   * the upstream instance (upstream_topup) or the funding provider (provider_settlement).
+   * the upstream instance (upstream_topup), the funding provider (provider_settlement) or the inflow
+   * whose held credit is returned (hold_return).
    */
   target: string;
   /** The amount of a credit, debit, top-up or settlement; 0 where the amount is the purchase's or the inflow's own. */

@@ -64,6 +64,12 @@ export function createJournal(deps: JournalDeps): LedgerStore {
         if (credited.outcome === 'credited') deps.wroteEvent(move.credit);
         return;
       }
+      case 'level_change': {
+        const changed = result as MoveResults['level_change'];
+        if (changed.outcome === 'changed' && changed.released.length > 0)
+          deps.wroteEvent({ accountId: move.accountId, mode: 'live' });
+        return;
+      }
       case 'approve': {
         const approved = result as MoveResults['approve'];
         if (approved.outcome === 'applied') tell(move.move, approved.result);
@@ -74,6 +80,7 @@ export function createJournal(deps: JournalDeps): LedgerStore {
       case 'inflow_reject':
       case 'cost_learnt':
       case 'own_entry':
+      case 'hold_return':
         return;
       default:
         unreachable(move, 'journal: a money move');

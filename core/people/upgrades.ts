@@ -19,9 +19,11 @@ const MAX_UPGRADE_NOTE_CHARS = 500;
 const MAX_PENDING_LISTED = 200;
 
 export interface UpgradeDeps {
-  store: Pick<Store, 'upgrades' | 'catalog'>;
+  store: Pick<Store, 'upgrades' | 'catalog' | 'kyc'>;
   accounts: AccountService;
   clock: () => Date;
+  /** API_TIER_MIN_LEVEL: the identity level an account needs to ask (docs/kyc.md). */
+  minLevel: number;
 }
 
 export function createUpgrades(deps: UpgradeDeps) {
@@ -42,6 +44,13 @@ export function createUpgrades(deps: UpgradeDeps) {
         throw new DomainError(
           'FAILED_PRECONDITION',
           'This account can already use the API: create a key pair on the API keys page.',
+        );
+      const level = (await store.kyc.levelOf(context.account.accountId))?.level ?? 0;
+      if (level < deps.minLevel)
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          `API access needs identity level ${deps.minLevel}; this account is at level ${level}. ` +
+            'Verify it on the Verify page first.',
         );
       const text = note.trim();
       if (text.length > MAX_UPGRADE_NOTE_CHARS)

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { DomainError, invalid } from '../domain/errors.js';
 import { capExceeded } from '../domain/key-controls.js';
+import { levelLimitExceeded } from '../domain/levels.js';
 import type { Mode } from '../domain/mode.js';
 import { formatNaira, type Kobo } from '../domain/money.js';
 import { goodsMissing, type ProductName, type PurchaseOrder } from '../domain/products.js';
@@ -194,6 +195,8 @@ export async function executePurchase(
       );
     case 'key_cap':
       throw capExceeded(reserved.refusal, order.chargedKobo);
+    case 'level_limit':
+      throw levelLimitExceeded(reserved.refusal, order.chargedKobo);
     case 'recipient':
       throw recipientRefused(reserved.refusal, Math.round((checks?.recipient?.duplicateWindowMs ?? 0) / 1000));
     case 'duplicate':

@@ -55,6 +55,7 @@ export const GRPC_STATUS_BY_CODE: Readonly<Record<ErrorCode, status>> = {
   DUPLICATE_PURCHASE: status.ABORTED,
   KEY_FROZEN: status.PERMISSION_DENIED,
   VERIFICATION_REQUIRED: status.PERMISSION_DENIED,
+  LEVEL_LIMIT: status.PERMISSION_DENIED,
 };
 
 export type ErrorLogger = (event: string, fields: Record<string, unknown>) => void;

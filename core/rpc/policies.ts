@@ -15,6 +15,7 @@ import type { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
 import type { ConsoleService, StaffAdminService } from '../../gen/prepaid/v1/console_pb.js';
 import type { FundingService } from '../../gen/prepaid/v1/funding_pb.js';
 import type { UserAdminService } from '../../gen/prepaid/v1/holder_pb.js';
+import type { KycAdminService, KycConsoleService } from '../../gen/prepaid/v1/kyc_pb.js';
 import type { WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
 import type { StaffPower } from '../domain/staff.js';
 
@@ -101,6 +102,15 @@ export const API_ACCESS_ADMIN_AUDIT: AuditTable<(typeof ApiAccessAdminService)['
   listApiAccessRequests: 'read',
   approveApiAccess: 'row',
   refuseApiAccess: 'row',
+};
+
+// Identity levels: core/accounts/levels.ts writes each change's row (before and after) in its transaction.
+export const KYC_ADMIN_AUDIT: AuditTable<(typeof KycAdminService)['method']> = {
+  listLevels: 'read',
+  setLevelLimits: 'use_case',
+  listLevelRequests: 'read',
+  approveLevel: 'use_case',
+  refuseLevel: 'use_case',
 };
 
 export const USER_ADMIN_AUDIT: AuditTable<(typeof UserAdminService)['method']> = {
@@ -197,4 +207,14 @@ export const CONSOLE_POWERS: PowerTable<ConsoleMethods, SignedOutConsoleMethod> 
   resolveFinding: 'approve',
   // The sign-up funnel is one of the reports.
   getSignUpReport: 'reports',
+};
+
+/**
+ * The console's identity-level queue: every role reads it; a decision releases held money (a
+ * raise) or turns a holder away, so it is for the members who approve money moves.
+ */
+export const KYC_CONSOLE_POWERS: PowerTable<(typeof KycConsoleService)['method']> = {
+  listLevelQueue: 'read',
+  approveLevelAsStaff: 'approve',
+  refuseLevelAsStaff: 'approve',
 };

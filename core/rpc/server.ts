@@ -19,12 +19,14 @@ import {
   HolderFundingService,
 } from '../../gen/prepaid/v1/funding_pb.js';
 import { file_prepaid_v1_holder, HolderService, UserAdminService } from '../../gen/prepaid/v1/holder_pb.js';
+import { file_prepaid_v1_kyc, KycAdminService, KycConsoleService, KycService } from '../../gen/prepaid/v1/kyc_pb.js';
 import { file_prepaid_v1_purchase, PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
 import { file_prepaid_v1_shop, ShopService } from '../../gen/prepaid/v1/shop_pb.js';
 import { EventService, file_prepaid_v1_webhooks, WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
 import type { ClockJump } from '../../runtime/clock-jump.js';
 import type { CompatService } from '../accounts/compat.js';
 import type { LedgerCheck } from '../accounts/ledger-check.js';
+import type { Levels } from '../accounts/levels.js';
 import type { RecipientControlsService } from '../accounts/recipients.js';
 import type { AccountService } from '../accounts/service.js';
 import type { Reconciliation } from '../books/daily.js';
@@ -67,11 +69,13 @@ import { fundingCallbackHandlers, fundingHandlers, holderFundingHandlers, type P
 import { type Access, type Handlers, implement, serviceDefinition, tokenCheck } from './grpc.js';
 import { type CoreHealth, createHealth } from './health.js';
 import { holderHandlers, userAdminHandlers } from './holder.js';
+import { kycAdminHandlers, kycConsoleHandlers, kycHandlers } from './kyc.js';
 import { planCodeHandlers } from './plan-codes.js';
 import {
   ADMIN_AUDIT,
   API_ACCESS_ADMIN_AUDIT,
   FUNDING_AUDIT,
+  KYC_ADMIN_AUDIT,
   STAFF_ADMIN_AUDIT,
   USER_ADMIN_AUDIT,
   WEBHOOK_AUDIT,
@@ -121,6 +125,8 @@ export interface CoreServerDeps {
   shopDesk: ShopDesk;
   /** Requests for API access (ApiAccessService, ApiAccessAdminService). */
   upgrades: Upgrades;
+  /** Identity levels (core/accounts/levels.ts). */
+  levels: Levels;
   /** The events feed (the gateway's `?action=events`). */
   eventFeed: EventFeed;
   /** Webhook management (admin token). */
@@ -262,6 +268,7 @@ function addAdminServices(
     callers.admin,
   );
   add(ApiAccessAdminService, audited(API_ACCESS_ADMIN_AUDIT, apiAccessAdminHandlers(deps.upgrades)), callers.admin);
+  add(KycAdminService, audited(KYC_ADMIN_AUDIT, kycAdminHandlers(deps.levels)), callers.admin);
   add(UserAdminService, audited(USER_ADMIN_AUDIT, userAdminHandlers(deps.people)), callers.admin);
   add(FundingService, audited(FUNDING_AUDIT, fundingHandlers(deps.funding, deps.staff.proposeAssign)), callers.admin);
   add(
@@ -294,6 +301,7 @@ function addDeveloperAreaServices(add: AddService, deps: CoreServerDeps, callers
     callers.service,
   );
   add(ApiAccessService, apiAccessHandlers(deps.people, deps.upgrades), callers.service);
+  add(KycService, kycHandlers(deps.people, deps.levels), callers.service);
   add(
     HolderFundingService,
     holderFundingHandlers(deps.funding, deps.people, (accountId, mode) => deps.purchases.balance(accountId, mode)),
@@ -315,6 +323,7 @@ function addConsoleServices(
     consoleHandlers({ realm, desk, auditLog, catalog: deps.catalog, adminAs, reports, blocklist, clockJump }),
     callers.service,
   );
+  add(KycConsoleService, kycConsoleHandlers(realm, deps.levels), callers.service);
   const audited = auditedCalls(deps.staff.audit);
   add(StaffAdminService, audited(STAFF_ADMIN_AUDIT, staffAdminHandlers(realm, auditLog, reports, desk)), callers.admin);
 }
@@ -337,6 +346,7 @@ function addHealthAndReflection(server: Server): CoreHealth {
       file_prepaid_v1_holder,
       file_prepaid_v1_shop,
       file_prepaid_v1_access,
+      file_prepaid_v1_kyc,
       file_prepaid_v1_webhooks,
       file_prepaid_v1_funding,
       file_prepaid_v1_console,

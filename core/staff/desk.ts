@@ -81,6 +81,7 @@ export interface DeskDeps {
     | 'supply'
     | 'findings'
     | 'webhooks'
+    | 'kyc'
   >;
   /** The upstreams' circuits and floats as this core sees them; absent without configured upstreams. */
   upstreamHealth?: Pick<SupplyAdmin, 'health'> | undefined;
@@ -208,6 +209,16 @@ async function checkProposal(
       throw invalid('amount', `amount must be a positive number of kobo up to ${MAX_AMOUNT_KOBO}.`);
     if (!(await store.accounts.get(input.accountId))) throw notFound(`Account ${input.accountId || '(empty id)'}`);
     return { accountId: input.accountId, target: input.accountId };
+  }
+  if (kind === 'hold_return') {
+    // A credit held over the account's identity level limits, still held (docs/kyc.md).
+    const [hold] = (await store.kyc.holdsOf(input.accountId, MAX_HOLDS_READ)).filter(
+      (h) => h.inflowId === input.target,
+    );
+    if (hold === undefined) throw notFound(`Held credit ${input.target || '(empty id)'} of account ${input.accountId}`);
+    if (hold.status !== 'held')
+      throw new DomainError('FAILED_PRECONDITION', `The credit of ${hold.inflowId} is ${hold.status}, not held.`);
+    return { accountId: hold.accountId, target: hold.inflowId };
   }
   if (kind === 'inflow_assign') {
     const inflow = input.target === '' ? null : await store.funding.getInflow(input.target);
@@ -341,6 +352,8 @@ async function proposedMove(deps: DeskDeps, proposal: ProposalRecord, at: Date):
       };
     case 'inflow_assign':
       return deps.funding.assignment(proposal.target, accountId);
+    case 'hold_return':
+      return { kind: 'hold_return', inflowId: proposal.target, at };
     case 'refund':
     case 'pending_failed': {
       const reason = `Resolved by staff: ${proposal.note}`.slice(0, MAX_NOTE_CHARS);
@@ -390,6 +403,11 @@ function notApplied(
         `Transaction ${proposal.target} is ${moved.transaction.status} now; nothing was refunded.`,
       );
     }
+    case 'hold_return':
+      return new DomainError(
+        'FAILED_PRECONDITION',
+        `The credit of ${proposal.target} is no longer held (its level rose, or it was returned); nothing was moved.`,
+      );
     case 'own_entry': {
       // Booked by hand meanwhile: this approval booked nothing, and the proposal stays open to refuse.
       const error = bookedAlready((result as MoveResults['own_entry']).entry);
@@ -401,6 +419,9 @@ function notApplied(
       return unreachable(move, 'desk: a proposed move');
   }
 }
+
+/** An account's held credits read to find one (an account has a few; the store bounds the read). */
+const MAX_HOLDS_READ = 200;
 
 /** The attention queue: what waits for a person, each kind oldest first. */
 async function attention(deps: DeskDeps): Promise<Attention> {

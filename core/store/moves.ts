@@ -8,6 +8,7 @@
 
 import { unreachable } from '../domain/errors.js';
 import type { InflowCredit, InflowRecord, NewInflow } from '../domain/funding.js';
+import type { HoldRecord, Level } from '../domain/levels.js';
 import type { Kobo } from '../domain/money.js';
 import type { DeliveryResult } from '../domain/products.js';
 import type { AuditEntryRecord, NewTransaction, ReserveChecks, ReserveResult } from '../domain/records.js';
@@ -23,6 +24,8 @@ import type {
   FirstAttempt,
   FundingMoney,
   JournalEntryRecord,
+  LevelChanged,
+  LevelDecision,
   Moved,
   NewUpstreamAnswer,
   OwnEntry,
@@ -123,6 +126,25 @@ interface OwnEntryMove {
 }
 
 /**
+ * An account's identity level set (a staff member's or the operator's decision, docs/kyc.md):
+ * its open request approved, every held credit the new level allows released to its wallet,
+ * and the audit row, in one transaction.
+ */
+interface LevelChangeMove {
+  kind: 'level_change';
+  accountId: string;
+  level: Level;
+  decision: LevelDecision;
+}
+
+/** A credit held over the level's limits returned to its payer (a staff proposal approved): held -> returned, once. */
+interface HoldReturnMove {
+  kind: 'hold_return';
+  inflowId: string;
+  at: Date;
+}
+
+/**
  * The moves a staff proposal makes once approved. An own entry approved is booked without an
  * audit row of its own: the approval's row is the one its transaction writes.
  */
@@ -132,6 +154,7 @@ export type ProposedMove =
   | InflowCreditMove
   | RefundMove
   | ReverseMove
+  | HoldReturnMove
   | Omit<OwnEntryMove, 'audit'>;
 
 /**
@@ -168,6 +191,8 @@ export type MoneyMove =
   | InflowRejectMove
   | CostLearntMove
   | OwnEntryMove
+  | LevelChangeMove
+  | HoldReturnMove
   | ApproveMove;
 
 export type MoneyMoveKind = MoneyMove['kind'];
@@ -196,6 +221,9 @@ export interface MoveResults {
   inflow_reject: InflowRecord | null;
   cost_learnt: boolean;
   own_entry: { entry: JournalEntryRecord; replayed: boolean };
+  level_change: LevelChanged;
+  /** The hold as returned now; null when it is not held (released, returned before, or unknown). */
+  hold_return: HoldRecord | null;
   approve: Approved;
 }
 
@@ -262,6 +290,8 @@ export function tookEffect(move: ProposedMove, result: MoveResults[ProposedMove[
       const wanted = move.kind === 'refund' ? 'failed' : 'reversed';
       return moved.changed || moved.transaction.status === wanted;
     }
+    case 'hold_return':
+      return result !== null;
     case 'own_entry':
       // Booked now: an entry of its kind and reference booked before (by hand) is not this proposal's.
       return !(result as MoveResults['own_entry']).replayed;
@@ -276,6 +306,8 @@ export interface AdapterMoney {
   funding: FundingMoney;
   supply: SupplyMoney;
   books: BooksMoney;
+  changeLevel(move: LevelChangeMove): Promise<LevelChanged>;
+  returnHold(move: HoldReturnMove): Promise<HoldRecord | null>;
   approve(move: ApproveMove): Promise<Approved>;
 }
 
@@ -297,6 +329,8 @@ export function moneyHandlers(money: AdapterMoney): MoveHandlers {
     inflow_reject: (m) => funding.rejectInflow(m.inflowId, m.reason, m.at),
     cost_learnt: (m) => money.supply.deliveredLater(m.reference, m.seq, m.costKobo, m.at),
     own_entry: (m) => money.books.bookOwn(m.entry, m.audit),
+    level_change: (m) => money.changeLevel(m),
+    hold_return: (m) => money.returnHold(m),
     approve: (m) => money.approve(m),
   };
 }

@@ -20,6 +20,7 @@ import type {
   VirtualAccountRecord,
 } from '../domain/funding.js';
 import type { KeyControls } from '../domain/key-controls.js';
+import type { AccountLevel, HoldRecord, Level, LevelLimits, LevelRequestRecord } from '../domain/levels.js';
 import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import type { Page, PageRequest } from '../domain/paging.js';
@@ -212,6 +213,8 @@ export interface CreditInput {
   at: Date;
   /** A bank transfer's facts for the event; absent for an operator's credit. */
   funding?: FundingFacts | undefined;
+  /** What of a bank transfer was held over the wallet's level limits (in no wallet yet); 0 when absent. */
+  heldKobo?: Kobo | undefined;
 }
 
 /** What a credit did: the balance after it, its ledger entry, and whether it had been made before. */
@@ -566,8 +569,11 @@ export interface RecordedInflow {
 }
 
 export type CreditInflowResult =
-  /** Credited now: the wallet, its ledger entry, the event and the inflow's status, in one transaction. */
-  | { outcome: 'credited'; inflow: InflowRecord; balanceKobo: Kobo }
+  /**
+   * Credited now: the wallet, its ledger entry, the event and the inflow's status, in one transaction;
+   * `heldKobo` of it, over the wallet's level limits, held instead (docs/kyc.md).
+   */
+  | { outcome: 'credited'; inflow: InflowRecord; balanceKobo: Kobo; heldKobo: Kobo }
   /** Credited before (by another notification, the sweeper or a person): nothing written. */
   | { outcome: 'already_credited'; inflow: InflowRecord }
   /** Not in the status the caller expected (rejected, or not unmatched for an assignment): nothing written. */
@@ -675,6 +681,52 @@ export interface UpgradeStore {
    * caller that may issue it, false for everyone after (and when nothing was approved).
    */
   claimFirstKey(accountId: string, at: Date): Promise<boolean>;
+}
+
+/** Who decided something about an account's level, for the audit row written with it. */
+export interface LevelDecision {
+  actor: string;
+  address: string | null;
+  note: string;
+  at: Date;
+}
+
+/** What a level change did (the `level_change` move): the level before, after, the request decided, what was released. */
+export type LevelChanged =
+  | {
+      outcome: 'changed';
+      before: Level;
+      level: AccountLevel;
+      request: LevelRequestRecord | null;
+      released: HoldRecord[];
+    }
+  | { outcome: 'no_account' };
+
+/**
+ * Identity levels (docs/kyc.md): each level's limits, an account's level, the holders' requests
+ * for the next one and the credits held over the limits. A level change moves money (what it
+ * releases) and is the `level_change` move of the one door; a refusal moves none.
+ */
+export interface KycStore {
+  levels(): Promise<LevelLimits[]>;
+  /** Sets a level's limits with its audit row in one transaction; null for a level that does not exist. */
+  setLimits(
+    limits: LevelLimits,
+    audit: Omit<AuditEntryRecord, 'id' | 'action' | 'target' | 'before' | 'after'>,
+  ): Promise<LevelLimits | null>;
+  levelOf(accountId: string): Promise<AccountLevel | null>;
+  /** Files a request unless the account has one open; either way the open request, and whether this call filed it. */
+  openRequest(request: LevelRequestRecord): Promise<{ opened: boolean; request: LevelRequestRecord }>;
+  /** One account's requests, newest first, at most `limit`. */
+  requestsOf(accountId: string, limit: number): Promise<LevelRequestRecord[]>;
+  /** Every open request, oldest first, at most `limit`. */
+  pendingRequests(limit: number): Promise<LevelRequestRecord[]>;
+  /** The account's open request refused, with its audit row; null when none is open. */
+  refuse(accountId: string, decision: LevelDecision): Promise<LevelRequestRecord | null>;
+  /** One account's held credits (held and released), newest first. */
+  holdsOf(accountId: string, limit: number): Promise<HoldRecord[]>;
+  /** Every credit still held, oldest first (the console's attention queue). */
+  heldCredits(limit: number): Promise<HoldRecord[]>;
 }
 
 /** Which audit rows a list returns; every field narrows it. */
@@ -1079,6 +1131,7 @@ export interface Store {
   readonly books: BooksStore;
   readonly findings: ReconcileFindingStore;
   readonly signUps: SignUpStore;
+  readonly kyc: KycStore;
   /** The one door every money move goes through (core/store/moves.ts). */
   readonly ledger: LedgerStore;
   /**

@@ -11,12 +11,14 @@ import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { csrfField, type FieldError, field, formFields, isOwner, page } from '../layout.js';
 import type { Answer, PageContext, Route, SignedInContext } from '../route.js';
+import { askForLevel, levelOf, levelSection } from './verify-level.js';
 
 const VERIFY_NOTICES: Readonly<Record<string, string>> = {
   email: 'Your email address is verified.',
   resent: 'A new link is on its way to your email address.',
   sent: 'The code is on its way by SMS. It works for 10 minutes.',
   phone: 'Your phone number is verified.',
+  level: 'Your request is with our staff: we check it and tell you here.',
 };
 
 function invalidLink(): Answer {
@@ -80,7 +82,12 @@ purchases open once your email address and mobile number are verified; the test 
 <a href="/verify">Verify now</a></p></div>`;
 }
 
-function verifyPage(ctx: SignedInContext, state: GetVerificationResponse, errors: FieldError[]): Answer {
+function verifyPage(
+  ctx: SignedInContext,
+  state: GetVerificationResponse,
+  errors: FieldError[],
+  level: SafeHtml | '' = '',
+): Answer {
   const { viewer } = ctx;
   const owner = isOwner(viewer);
   const emailPart = state.emailVerified
@@ -120,7 +127,8 @@ class="button button--secondary">Send me a code</button></form>
 <h2>Email address</h2>
 ${emailPart}
 <h2>Mobile number</h2>
-${phonePart}`;
+${phonePart}
+${level}`;
   const notice = VERIFY_NOTICES[ctx.url.searchParams.get('done') ?? ''];
   return {
     kind: 'page',
@@ -162,7 +170,27 @@ export const verifyRoutes: Route[] = [
     path: '/verify',
     name: 'verify',
     signedIn: true,
-    handler: async (ctx) => verifyPage(ctx, await verificationOf(ctx), []),
+    handler: async (ctx) => {
+      const state = await verificationOf(ctx);
+      return verifyPage(ctx, state, [], levelSection(ctx, await levelOf(ctx), [], state.liveAllowed));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/verify/level',
+    name: 'verify_level',
+    signedIn: true,
+    handler: async (ctx) => {
+      const asked = await askForLevel(ctx);
+      if ('done' in asked) return { kind: 'redirect', location: '/verify?done=level' };
+      const state = await verificationOf(ctx);
+      return verifyPage(
+        ctx,
+        state,
+        asked.errors,
+        levelSection(ctx, await levelOf(ctx), asked.errors, state.liveAllowed),
+      );
+    },
   },
   {
     method: 'POST',

@@ -4,6 +4,7 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { createConsole } from '../../console/server.js';
 import { ConsoleService } from '../../gen/prepaid/v1/console_pb.js';
+import { KycConsoleService } from '../../gen/prepaid/v1/kyc_pb.js';
 import type { HttpBounds } from '../../runtime/http-bounds.js';
 import { bearer, type TestCore } from './core.js';
 
@@ -20,11 +21,9 @@ export async function startTestConsole(
   options: { trustedProxies?: readonly string[]; tls?: { cert: Buffer; key: Buffer } } = {},
 ): Promise<TestConsole> {
   const logged: string[] = [];
+  const transport = createGrpcTransport({ baseUrl: core.url, interceptors: [bearer(core.serviceToken)] });
   const app = createConsole({
-    core: createClient(
-      ConsoleService,
-      createGrpcTransport({ baseUrl: core.url, interceptors: [bearer(core.serviceToken)] }),
-    ),
+    core: Object.assign(createClient(ConsoleService, transport), { kyc: createClient(KycConsoleService, transport) }),
     secret: 'test-console-secret-0123456789abcdef',
     secureCookies: false,
     log: {

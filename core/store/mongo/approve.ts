@@ -21,6 +21,7 @@ import { bookOwnIn } from './books.js';
 import { STAFF_COLLECTIONS } from './collections.js';
 import type { MongoContext } from './context.js';
 import { creditIn as creditInflowIn, isMissingAccount } from './funding.js';
+import { returnHoldIn } from './levels.js';
 import { type ProposalDoc, proposalFromDoc } from './staff.js';
 import { creditIn, debitIn, giveBackIn } from './wallet.js';
 
@@ -56,6 +57,8 @@ async function makeMove(ctx: MongoContext, session: ClientSession, move: Propose
     }
     case 'own_entry':
       return bookOwnIn(ctx, session, move.entry, ids.entryId);
+    case 'hold_return':
+      return returnHoldIn(ctx, session, move.inflowId, move.at);
     default:
       return unreachable(move, 'store: a proposed move');
   }

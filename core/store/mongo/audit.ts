@@ -292,7 +292,8 @@ const PURCHASE_BOOKS_PIPELINE: Document[] = [
  * applies them): a credit or debit its own kind under the proposal's reference (its id, for
  * one made before references), a refund the purchase's reversal, a pending purchase failed
  * its refund, an assigned inflow its credit (under the inflow's id, its credit reference here),
- * an upstream's top-up or a provider's settlement its own entry under the proposal's reference.
+ * an upstream's top-up or a provider's settlement its own entry under the proposal's reference,
+ * a held credit returned its inflow_returned entry under `<inflow id>:returned`.
  */
 const PROPOSAL_BOOKS_PIPELINE: Document[] = [
   { $match: { applied_at: { $ne: null } } },
@@ -302,7 +303,7 @@ const PROPOSAL_BOOKS_PIPELINE: Document[] = [
         $cond: [
           { $in: ['$kind', ['credit', 'debit', 'upstream_topup', 'provider_settlement']] },
           { $cond: [{ $gt: [{ $ifNull: ['$reference', ''] }, ''] }, '$reference', '$_id'] },
-          '$target',
+          { $cond: [{ $eq: ['$kind', 'hold_return'] }, { $concat: ['$target', ':returned'] }, '$target'] },
         ],
       },
       books_kind: {
@@ -321,7 +322,13 @@ const PROPOSAL_BOOKS_PIPELINE: Document[] = [
                     $cond: [
                       { $eq: ['$kind', 'upstream_topup'] },
                       'upstream_funded',
-                      { $cond: [{ $eq: ['$kind', 'provider_settlement'] }, 'provider_settled', '$kind'] },
+                      {
+                        $cond: [
+                          { $eq: ['$kind', 'provider_settlement'] },
+                          'provider_settled',
+                          { $cond: [{ $eq: ['$kind', 'hold_return'] }, 'inflow_returned', '$kind'] },
+                        ],
+                      },
                     ],
                   },
                 ],

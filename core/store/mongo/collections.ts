@@ -77,3 +77,5 @@ export const SIGN_UPS_COLLECTION = 'sign_ups';
 export const COMPAT_COLLECTIONS = { tokens: 'compat_tokens', aliases: 'plan_aliases' } as const;
 /** Each account's compat callback per dialect (compat.ts), _id "<account> <dialect>"; created by step 34. */
 export const COMPAT_CALLBACKS_COLLECTION = 'compat_callbacks';
+/** Identity levels (levels.ts): each level's limits, the credits held over them, the holders' requests; step 35. */
+export const KYC_COLLECTIONS = { levels: 'kyc_levels', holds: 'kyc_holds', requests: 'kyc_requests' } as const;

@@ -109,6 +109,10 @@ export interface AccountDoc {
   /** When the owner's email and phone were proven (schema step 32); null: not yet. */
   email_verified_at?: Date | null;
   phone_verified_at?: Date | null;
+  /** The identity level (schema step 35, docs/kyc.md); absent: 3, as every account the operator made. */
+  kyc_level?: number;
+  /** What the funding providers credited to the live wallet in all; absent: 0. */
+  kyc_inflow_kobo?: StoredInteger;
 }
 
 /** The operator's account: its owner's email and phone count as proven when it is made. */

@@ -30,6 +30,7 @@ import { followUpRead, type MongoContext } from './context.js';
 import { readKobo, readMode, type StoredInteger, toDate, toLong } from './documents.js';
 import { isDuplicateKeyOn, isUnknownCommitResult } from './errors.js';
 import { deliversTo, writeEventIn } from './events.js';
+import { heldOfInflow, keepSplitIn, splitCreditIn } from './level-checks.js';
 import { FUNDING_COLLECTIONS, FUNDING_OPENINGS_COLLECTION, INFLOW_REFERENCE_INDEX } from './schema.js';
 import { addToWallet } from './wallet.js';
 
@@ -224,10 +225,42 @@ export async function creditIn(
   );
   if (moved === null) throw new Error(`store: inflow ${inflowId} changed inside its own transaction`);
   const done = inflowFromDoc(moved);
+  // A live wallet takes what its identity level allows; the rest is held (docs/kyc.md).
+  const split =
+    credit.mode === 'live'
+      ? await splitCreditIn(ctx, session, credit.accountId, creditedKobo)
+      : { creditKobo: creditedKobo, heldKobo: 0 };
+  if (split === null) throw new MissingAccount();
+  const heldKobo = kobo(split.heldKobo);
+  const booking = {
+    id: journalIds.ofLedgerEntry(ids.entryId),
+    entryId: entryIdOf(ids.entryId),
+    kind: 'inflow_credited' as const,
+    mode: credit.mode,
+    reference: inflowId,
+    at,
+    // The transfer leaves the inflows held for it: the wallet gets it less the platform's fee and what is held.
+    postings: inflowCreditedPostings(credit.accountId, done.amountPaidKobo, done.feeKobo, heldKobo),
+  };
+  // Only the live wallet's inflow counts against its level; the test world is never limited.
+  if (credit.mode === 'live')
+    await keepSplitIn(ctx, session, { inflowId, accountId: credit.accountId, provider: done.provider, at }, split);
+  if (split.creditKobo === 0) {
+    // Nothing reaches the wallet: the whole credit is held, no wallet entry (so no ledger entry's id
+    // for the journal's) and no event.
+    await bookIn(ctx, session, { ...booking, id: journalIds.own('inflow_credited', inflowId) });
+    const account = await ctx.live().accounts.findOne({ _id: credit.accountId }, { session });
+    return {
+      outcome: 'credited',
+      inflow: done,
+      balanceKobo: readKobo(account!.balance_kobo, 'balance_kobo'),
+      heldKobo,
+    };
+  }
   const entry = await addToWallet(ctx, session, {
     accountId: credit.accountId,
     mode: credit.mode,
-    amountKobo: creditedKobo,
+    amountKobo: kobo(split.creditKobo),
     kind: 'credit',
     reference: inflowId,
     memo: `Bank transfer via ${done.provider} (${done.providerReference})`,
@@ -235,20 +268,11 @@ export async function creditIn(
     id: ids.entryId,
   });
   if (entry === null) throw new MissingAccount();
-  // The transfer leaves the inflows held for it: the wallet gets it less the platform's fee.
-  await bookIn(ctx, session, {
-    id: journalIds.ofLedgerEntry(ids.entryId),
-    entryId: entryIdOf(ids.entryId),
-    kind: 'inflow_credited',
-    mode: credit.mode,
-    reference: inflowId,
-    at,
-    postings: inflowCreditedPostings(credit.accountId, done.amountPaidKobo, done.feeKobo),
-  });
+  await bookIn(ctx, session, booking);
   const facts = {
     accountId: credit.accountId,
     reference: inflowId,
-    amountKobo: creditedKobo,
+    amountKobo: kobo(split.creditKobo),
     balanceKobo: entry.balanceAfterKobo,
     memo: entry.memo,
     funding: {
@@ -260,7 +284,7 @@ export async function creditIn(
     },
   };
   await writeEventIn(ctx, session, creditEvent(facts, credit.mode, at, ids.eventId), deliver);
-  return { outcome: 'credited', inflow: done, balanceKobo: entry.balanceAfterKobo };
+  return { outcome: 'credited', inflow: done, balanceKobo: entry.balanceAfterKobo, heldKobo };
 }
 
 /** An inflow's document, written once per (provider, provider reference); a copy finds the first. */
@@ -341,7 +365,9 @@ async function creditInflow(
         // An unknown commit: the ledger entry, chosen in advance, proves whether it committed.
         if ((await ctx.committedEntry(error, ids.entryId, session)) === null) return undefined;
         const doc = await collections(ctx).inflows.findOne({ _id: inflowId }, followUpRead(session));
-        return doc === null ? undefined : { outcome: 'credited', inflow: inflowFromDoc(doc), balanceKobo: kobo(0) };
+        if (doc === null) return undefined;
+        const heldKobo = kobo(await heldOfInflow(ctx, session, inflowId));
+        return { outcome: 'credited', inflow: inflowFromDoc(doc), balanceKobo: kobo(0), heldKobo };
       },
     );
   } catch (error) {

@@ -63,6 +63,7 @@ import {
 import { createHistoryStore } from './history.js';
 import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
+import { changeLevelMongo, createKycStore, returnHoldIn } from './levels.js';
 import { createNoticeStore, createPasswordResetStore } from './mail.js';
 import { createPlanCodeStore } from './plan-codes.js';
 import { createRecipientStore } from './recipients.js';
@@ -120,6 +121,8 @@ function moneyParts(ctx: MongoContext): Pick<MongoStore, 'wallet' | 'funding' | 
       funding: { recordInflow, recordAndCreditInflow, creditInflow, rejectInflow },
       supply: { deliveredLater },
       books: { bookOwn },
+      changeLevel: (m) => changeLevelMongo(ctx, m),
+      returnHold: (m) => ctx.inTransaction((session) => returnHoldIn(ctx, session, m.inflowId, m.at)),
       approve: createApproval(ctx),
     }),
   );
@@ -190,6 +193,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       keyUse: createKeyUseStore(ctx),
       recipients: createRecipientStore(ctx),
       funding: money.funding,
+      kyc: createKycStore(ctx),
       // Majority-committed transactions are durable when they return: nothing waits.
       settled: () => Promise.resolve(),
       // A mongod whose disk fills stops (WiredTiger does not go on without room to write)

@@ -17,6 +17,7 @@
  * schema-target.ts.
  */
 import { type Document, Long } from 'mongodb';
+import { DEFAULT_LEVEL_LIMITS, SIGN_UP_LEVEL } from '../../domain/levels.js';
 import { checkHistory, migrateHistory } from './books-history.js';
 import {
   AUDIT_LOG_COLLECTION,
@@ -29,6 +30,7 @@ import {
   KEY_DAY_SPEND_COLLECTION,
   KEY_USE_COLLECTION,
   KEY_VELOCITY_COLLECTION,
+  KYC_COLLECTIONS,
   MAIL_COLLECTIONS,
   MEMBERSHIPS_COLLECTION,
   PEOPLE_COLLECTIONS,
@@ -68,6 +70,7 @@ import {
   REQUEST_ID_INDEX,
   TRANSACTIONS_BY_RECIPIENT_INDEX,
 } from './indexes.js';
+import { levelToDoc } from './level-checks.js';
 import type { SchemaTarget } from './schema-target.js';
 import {
   checkValidators,
@@ -572,6 +575,48 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       await createMissingCollections(target, [COMPAT_CALLBACKS_COLLECTION], {});
     },
   },
+  {
+    version: 35,
+    description: "identity levels: each account's level and inflow, the levels' limits, held credits, requests",
+    // An account without kyc_level reads as level 3 (every account the operator made, which had
+    // no limit before); a self-signed-up account not yet proven (it could touch no live money)
+    // starts at 1. The cumulative inflow is what the providers credited so far ($merge, run
+    // again it writes the same sums). The limits are seeded with the defaults once (insertNew).
+    async apply(target) {
+      await createMissingCollections(target, Object.values(KYC_COLLECTIONS), {});
+      await target.insertNew(
+        KYC_COLLECTIONS.levels,
+        DEFAULT_LEVEL_LIMITS.map((limits) => levelToDoc(limits, new Date(0))),
+      );
+      await target.updateMany(
+        COLLECTIONS.accounts,
+        { kyc_level: { $exists: false }, $or: [{ email_verified_at: null }, { phone_verified_at: null }] },
+        { kyc_level: SIGN_UP_LEVEL },
+      );
+      await target.aggregate(FUNDING_COLLECTIONS.inflows, INFLOW_TOTALS);
+      await target.createIndexes(KYC_COLLECTIONS.holds, [
+        { name: 'kyc_holds_by_account', key: { account_id: 1, status: 1, created_at: 1 } },
+        { name: 'kyc_holds_by_status', key: { status: 1, created_at: 1, _id: 1 } },
+      ]);
+      await target.createIndexes(KYC_COLLECTIONS.requests, [
+        {
+          name: 'kyc_requests_one_open',
+          key: { account_id: 1 },
+          unique: true,
+          partialFilterExpression: { status: 'pending' },
+        },
+        { name: 'kyc_requests_by_account', key: { account_id: 1, created_at: -1 } },
+        { name: 'kyc_requests_by_status', key: { status: 1, created_at: 1, _id: 1 } },
+      ]);
+    },
+  },
+];
+
+/** Schema step 35's data step: each account's live inflow credited so far. */
+const INFLOW_TOTALS: readonly Document[] = [
+  { $match: { mode: 'live', status: 'credited', account_id: { $type: 'string' } } },
+  { $group: { _id: '$account_id', kyc_inflow_kobo: { $sum: '$credited_kobo' } } },
+  { $merge: { into: COLLECTIONS.accounts, on: '_id', whenMatched: 'merge', whenNotMatched: 'discard' } },
 ];
 
 /** Schema step 32's data step: an account without its proofs gets its creation time for both. */

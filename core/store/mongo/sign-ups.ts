@@ -4,7 +4,9 @@
  * email_verified_at and phone_verified_at set in the transaction that uses the link or the code.
  * Nothing here moves money.
  */
+
 import { type ClientSession, type Collection, type Document, Long, MongoServerError } from 'mongodb';
+import { SIGN_UP_LEVEL } from '../../domain/levels.js';
 import { LAGOS_OFFSET_MS } from '../../domain/people.js';
 import type { AccountRecord, SignUpRecord } from '../../domain/records.js';
 import type { NewSignUp, SignUpDayRow, SignUpStore } from '../port.js';
@@ -127,6 +129,7 @@ async function insertSignUp(
           created_at: account.createdAt,
           email_verified_at: null,
           phone_verified_at: null,
+          kyc_level: SIGN_UP_LEVEL,
         },
         { session },
       );

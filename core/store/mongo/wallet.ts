@@ -17,7 +17,7 @@ import {
 import { creditEvent, debitEvent, lowBalanceEvent, newEventId, transactionEvent } from '../../domain/events.js';
 import { crossesLowBalance } from '../../domain/funding.js';
 import type { Mode } from '../../domain/mode.js';
-import { type Kobo, negateKobo } from '../../domain/money.js';
+import { type Kobo, kobo, negateKobo } from '../../domain/money.js';
 import type { DeliveryResult } from '../../domain/products.js';
 import type { LedgerEntryRecord, NewTransaction, ReserveChecks, ReserveResult } from '../../domain/records.js';
 import { movesInto, type RefundedStatus } from '../../domain/transactions.js';
@@ -58,6 +58,7 @@ import {
 } from './documents.js';
 import { creditFailure, isDuplicateKeyOn, isUnknownCommitResult } from './errors.js';
 import { deliversTo, eventCollections, writeEventIn } from './events.js';
+import { levelSpendCheckIn } from './level-checks.js';
 import { countRecipientIn, giveBackRecipientIn, recipientCheckIn } from './recipients.js';
 import { CREDIT_REFERENCE_INDEX, MANUAL_DEBIT_REFERENCE_INDEX, REQUEST_ID_INDEX } from './schema.js';
 import { capCheckIn, countSpendIn, giveBackSpendIn } from './spend.js';
@@ -346,6 +347,8 @@ async function reserveIn(
     const refusal = await recipientCheckIn(ctx, session, tx, checks.recipient);
     if (refusal !== null) return { outcome: 'recipient', refusal };
   }
+  const overLevel = await levelSpendCheckIn(ctx, session, tx);
+  if (overLevel !== null) return { outcome: 'level_limit', refusal: overLevel };
   // The conditional debit is the guard. Two reserves on one wallet conflict on this
   // document; the later one is aborted and re-run by the driver on a fresh snapshot,
   // so no debit is ever computed from a stale balance.
@@ -551,7 +554,12 @@ export async function creditIn(
     postings:
       input.funding === undefined
         ? manualCreditPostings(input.accountId, input.amountKobo)
-        : inflowCreditedPostings(input.accountId, input.funding.amountPaidKobo, input.funding.feeKobo),
+        : inflowCreditedPostings(
+            input.accountId,
+            input.funding.amountPaidKobo,
+            input.funding.feeKobo,
+            input.heldKobo ?? kobo(0),
+          ),
   });
   const facts = {
     accountId: input.accountId,

@@ -31,6 +31,8 @@ export interface ApprovalParts {
   /** An own entry (a top-up, a settlement) booked in the approval's transaction (books.ts). */
   bookOwn: (entry: OwnEntry) => MoveResults['own_entry'];
   appendAudit: ReturnType<typeof auditAppender>;
+  /** A held credit returned, in the approval's transaction (levels.ts). */
+  returnHold: (inflowId: string, at: Date) => MoveResults['hold_return'];
   balanceOf: (accountId: string) => number | null;
 }
 
@@ -74,6 +76,8 @@ export function createApproval(db: Database.Database, commit: GroupCommit, parts
         return parts.money.giveBack(move.reference, 'reversed', reversalMemo(move.reason), move.reason, move.at);
       case 'own_entry':
         return parts.bookOwn(move.entry);
+      case 'hold_return':
+        return parts.returnHold(move.inflowId, move.at);
       default:
         return unreachable(move, 'store: a proposed move');
     }

@@ -143,6 +143,7 @@ function prepareBooksProofs(db: Database.Database) {
                 OR (p.kind = 'pending_failed' AND j.kind = 'refund' AND j.reference = p.target)
                 OR (p.kind = 'upstream_topup' AND j.kind = 'upstream_funded' AND j.reference = p.reference)
                 OR (p.kind = 'provider_settlement' AND j.kind = 'provider_settled' AND j.reference = p.reference)
+                OR (p.kind = 'hold_return' AND j.kind = 'inflow_returned' AND j.reference = p.target || ':returned')
                 OR (p.kind = 'inflow_assign' AND j.kind = 'inflow_credited'
                     AND j.reference = (SELECT i.credit_reference FROM inflows i WHERE i.inflow_id = p.target))
               ) AS booked,

@@ -7,7 +7,7 @@
  * same row impossible.
  */
 import Database from 'better-sqlite3';
-import { inflowReceivedPostings, inflowReturnedPostings } from '../../domain/books.js';
+import { inflowCreditedPostings, inflowReceivedPostings, inflowReturnedPostings } from '../../domain/books.js';
 import {
   creditNowTo,
   type FundingOpeningRecord,
@@ -24,6 +24,7 @@ import { type Kobo, kobo } from '../../domain/money.js';
 import { requireAmount, requireLimit } from '../bounds.js';
 import type { CreditInflowResult, FundingMoney, FundingStore } from '../port.js';
 import type { GroupCommit } from './group-commit.js';
+import { keepSplit, splitCredit } from './levels.js';
 import { fromMs, toMs } from './rows.js';
 import type { moneyOperations } from './wallet.js';
 
@@ -289,10 +290,33 @@ function creditInflow(
     return inflow.status === 'credited' ? { outcome: 'already_credited', inflow } : { outcome: 'wrong_status', inflow };
   }
   const inflow = inflowFromRow(row);
+  // A live wallet takes what its identity level allows; the rest is held (docs/kyc.md).
+  const split =
+    credit.mode === 'live'
+      ? splitCredit(money.levels, credit.accountId, inflow.creditedKobo)
+      : { creditKobo: inflow.creditedKobo, heldKobo: 0 };
+  if (split === null) throw new MissingAccount();
+  const heldKobo = kobo(split.heldKobo);
+  // Only the live wallet's inflow counts against its level; the test world is never limited.
+  if (credit.mode === 'live')
+    keepSplit(money.levels, { inflowId, accountId: credit.accountId, provider: inflow.provider, at: credit.at }, split);
+  if (split.creditKobo === 0) {
+    // Nothing reaches the wallet: the whole credit is held, no wallet entry and no event.
+    money.book(
+      'inflow_credited',
+      credit.mode,
+      inflow.creditReference,
+      credit.at,
+      inflowCreditedPostings(credit.accountId, inflow.amountPaidKobo, inflow.feeKobo, heldKobo),
+    );
+    const balanceKobo = kobo(money.levels.standing.get(credit.accountId)?.balance_kobo ?? 0);
+    return { outcome: 'credited', inflow, balanceKobo, heldKobo };
+  }
   const credited = money.credit({
     accountId: credit.accountId,
     mode: credit.mode,
-    amountKobo: inflow.creditedKobo,
+    amountKobo: kobo(split.creditKobo),
+    heldKobo,
     reference: inflow.creditReference,
     memo: `Bank transfer via ${inflow.provider} (${inflow.providerReference})`,
     at: credit.at,
@@ -307,7 +331,7 @@ function creditInflow(
   // Thrown, not returned: it rolls the status change back with it.
   if (credited === null) throw new MissingAccount();
   if (credited.replayed) throw new Error(`store: inflow ${inflowId} found its credit reference used already`);
-  return { outcome: 'credited', inflow, balanceKobo: credited.balanceKobo };
+  return { outcome: 'credited', inflow, balanceKobo: credited.balanceKobo, heldKobo };
 }
 
 /** An inflow's row, written once per (provider, provider reference); a copy finds the first. */

@@ -26,6 +26,7 @@ import { createGroupCommit, type Durability, type GroupCommit } from './group-co
 import { createHistoryStore } from './history.js';
 import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
+import { changeLevel, createKycStore, prepareLevelStatements, returnHold } from './levels.js';
 import { createNoticeStore, createPasswordResetStore } from './mail.js';
 import { createPlanCodeStore } from './plan-codes.js';
 import { createRecipientStore, prepareRecipientStatements } from './recipients.js';
@@ -132,6 +133,7 @@ function buildStore(db: Database.Database): Store {
     keyUse: createKeyUseStore(db, commit),
     recipients: createRecipientStore(db, commit),
     funding: money.funding,
+    kyc: money.kyc,
     settled: () => commit.settled(),
     writes,
     async close() {
@@ -152,7 +154,7 @@ function moneyParts(
   db: Database.Database,
   commit: GroupCommit,
   statements: Parameters<typeof createWalletStore>[2],
-): Pick<Store, 'wallet' | 'funding' | 'supply' | 'books' | 'ledger'> {
+): Pick<Store, 'wallet' | 'funding' | 'supply' | 'books' | 'ledger' | 'kyc'> {
   const { credit, debit, reserve, settle, refund, reverse, ...wallet } = createWalletStore(db, commit, statements);
   const money = moneyOperations({
     ...statements,
@@ -160,6 +162,7 @@ function moneyParts(
     spend: prepareSpendStatements(db),
     recipients: prepareRecipientStatements(db),
     books: prepareBookStatements(db),
+    levels: prepareLevelStatements(db),
   });
   const { recordInflow, recordAndCreditInflow, creditInflow, rejectInflow, creditNow, ...funding } = createFundingStore(
     db,
@@ -169,11 +172,14 @@ function moneyParts(
   const { deliveredLater, ...supply } = createSupplyStore(db, commit);
   const { bookOwn, bookOwnNow, ...books } = createBooksStore(db, commit);
   const balances = prepareAccountStatements(db);
+  const appendAudit = auditAppender(db);
+  const levelParts = { sql: money.levels, books: prepareBookStatements(db), events: statements.events, appendAudit };
   const approve = createApproval(db, commit, {
     money,
     creditInflow: (move) => creditNow(move.inflowId, move.credit, move.from),
     bookOwn: bookOwnNow,
-    appendAudit: auditAppender(db),
+    appendAudit,
+    returnHold: (inflowId, at) => returnHold(levelParts, inflowId, at),
     balanceOf: (accountId) => balances.get.get(accountId)?.balance_kobo ?? null,
   });
   const ledger = ledgerStore(
@@ -182,10 +188,15 @@ function moneyParts(
       funding: { recordInflow, recordAndCreditInflow, creditInflow, rejectInflow },
       supply: { deliveredLater },
       books: { bookOwn },
+      changeLevel: (m) =>
+        commit.run(() =>
+          changeLevel(levelParts, { accountId: m.accountId, level: m.level, at: m.decision.at, audit: m.decision }),
+        ),
+      returnHold: (m) => commit.run(() => returnHold(levelParts, m.inflowId, m.at)),
       approve,
     }),
   );
-  return { wallet, funding, supply, books, ledger };
+  return { wallet, funding, supply, books, ledger, kyc: createKycStore(commit, money.levels, appendAudit) };
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * The SQLite schema as an ordered list of migrations (the steps themselves, by what they
  * build, in migrations-money.ts, migrations-people.ts, migrations-business.ts,
- * migrations-controls.ts, migrations-books.ts, migrations-sign-up.ts and
- * migrations-compat.ts; their
+ * migrations-controls.ts, migrations-books.ts, migrations-sign-up.ts,
+ * migrations-compat.ts and migrations-levels.ts; their
  * shape in migration.ts). `PRAGMA user_version` records how many have run; opening a store
  * runs the missing ones, each in its own transaction. A later change to the schema appends a
  * migration here and never edits a shipped one, because files written by older versions must
@@ -14,6 +14,7 @@ import { BOOKS_MIGRATIONS } from './migrations-books.js';
 import { BUSINESS_MIGRATIONS } from './migrations-business.js';
 import { COMPAT_MIGRATIONS } from './migrations-compat.js';
 import { CONTROLS_MIGRATIONS } from './migrations-controls.js';
+import { LEVELS_MIGRATIONS } from './migrations-levels.js';
 import { MONEY_MIGRATIONS } from './migrations-money.js';
 import { PEOPLE_AND_EVENTS_MIGRATIONS } from './migrations-people.js';
 import { SIGN_UP_MIGRATIONS } from './migrations-sign-up.js';
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
   ...BOOKS_MIGRATIONS,
   ...SIGN_UP_MIGRATIONS,
   ...COMPAT_MIGRATIONS,
+  ...LEVELS_MIGRATIONS,
 ];
 
 /** The schema version this code writes. */

@@ -5,6 +5,7 @@
  * money; like the people's other writes these are plain transactions.
  */
 import type Database from 'better-sqlite3';
+import { SIGN_UP_LEVEL } from '../../domain/levels.js';
 import { LAGOS_OFFSET_MS } from '../../domain/people.js';
 import type { SignUpRecord } from '../../domain/records.js';
 import type { SignUpDayRow, SignUpStore } from '../port.js';
@@ -55,8 +56,8 @@ function prepare(db: Database.Database) {
     userByEmail: db.prepare<[string], { user_id: string }>('SELECT user_id FROM users WHERE email = ?'),
     insertAccount: db.prepare<{ account_id: string; name: string; tier_id: string; created_at: number }>(
       `INSERT INTO accounts (account_id, name, tier_id, balance_kobo, test_balance_kobo, created_at,
-         email_verified_at, phone_verified_at)
-       VALUES (@account_id, @name, @tier_id, 0, 0, @created_at, NULL, NULL)`,
+         email_verified_at, phone_verified_at, kyc_level)
+       VALUES (@account_id, @name, @tier_id, 0, 0, @created_at, NULL, NULL, ${SIGN_UP_LEVEL})`,
     ),
     insertUser: db.prepare<{ user_id: string; account_id: string; email: string; password_hash: string; at: number }>(
       `INSERT INTO users (user_id, account_id, email, role, password_hash, disabled, totp_secret, totp_pending_secret,

@@ -43,6 +43,7 @@ import { auditOffThread } from './audit-runner.js';
 import { type BookStatements, book, postingsOf, prepareBookStatements } from './books.js';
 import { type EventStatements, recordEvent } from './events.js';
 import type { GroupCommit } from './group-commit.js';
+import { type LevelStatements, levelSpendCheck, prepareLevelStatements } from './levels.js';
 import {
   countRecipient,
   giveBackRecipient,
@@ -99,6 +100,7 @@ export interface WalletStatements {
   spend: SpendStatements;
   recipients: RecipientStatements;
   books: BookStatements;
+  levels: LevelStatements;
 }
 
 /** The pending transaction row a reserve writes, once the debit gave its balance. */
@@ -216,7 +218,12 @@ function creditWallet(sql: WalletStatements, input: CreditInput): Credited | nul
   const postings =
     input.funding === undefined
       ? manualCreditPostings(input.accountId, input.amountKobo)
-      : inflowCreditedPostings(input.accountId, input.funding.amountPaidKobo, input.funding.feeKobo);
+      : inflowCreditedPostings(
+          input.accountId,
+          input.funding.amountPaidKobo,
+          input.funding.feeKobo,
+          input.heldKobo ?? kobo(0),
+        );
   book(
     sql.books,
     input.funding === undefined ? 'credit' : 'inflow_credited',
@@ -268,6 +275,8 @@ function reservePurchase(
     const refusal = recipientCheck(sql.recipients, tx, checks.recipient);
     if (refusal !== null) return { outcome: 'recipient', refusal };
   }
+  const overLevel = levelSpendCheck(sql.levels, tx);
+  if (overLevel !== null) return { outcome: 'level_limit', refusal: overLevel };
   // The conditional debit is the guard; only when it refuses is the account read, to
   // tell a missing account from a short balance.
   const debited = walletStatements(accounts, tx.mode).debit.get({
@@ -441,6 +450,8 @@ export function moneyOperations(sql: WalletStatements) {
     settle,
     giveBack,
     endAttempt,
+    /** The statements of the identity levels, for the funding credit's split (funding.ts). */
+    levels: sql.levels,
     /** An entry of the books, for the money moves another sub-port makes in the same transaction. */
     book: (...args: Parameters<typeof book> extends [unknown, ...infer Rest] ? Rest : never) =>
       book(sql.books, ...args),
@@ -450,10 +461,11 @@ export function moneyOperations(sql: WalletStatements) {
 export function createWalletStore(
   db: Database.Database,
   commit: GroupCommit,
-  statements: Omit<WalletStatements, 'ledger' | 'spend' | 'recipients' | 'books'>,
+  statements: Omit<WalletStatements, 'ledger' | 'spend' | 'recipients' | 'books' | 'levels'>,
 ): WalletStore & WalletMoney {
   const sql: WalletStatements = {
     ...statements,
+    levels: prepareLevelStatements(db),
     ledger: prepareLedgerStatements(db),
     books: prepareBookStatements(db),
     spend: prepareSpendStatements(db),

@@ -104,7 +104,8 @@ export type Proposal = Message<"prepaid.v1.Proposal"> & {
   proposalId: string;
 
   /**
-   * credit, refund, pending_failed, inflow_assign, debit, upstream_topup or provider_settlement.
+   * credit, refund, pending_failed, inflow_assign, debit, upstream_topup, provider_settlement or
+   * hold_return (a credit held over an identity level's limits returned to its payer; target: the inflow).
    *
    * @generated from field: string kind = 2;
    */
@@ -1009,7 +1010,8 @@ export type ProposeMoneyMoveRequest = Message<"prepaid.v1.ProposeMoneyMoveReques
   clientAddress: string;
 
   /**
-   * credit, refund, pending_failed, inflow_assign, debit, upstream_topup or provider_settlement.
+   * credit, refund, pending_failed, inflow_assign, debit, upstream_topup, provider_settlement or
+   * hold_return (a credit held over an identity level's limits returned to its payer; target: the inflow).
    *
    * @generated from field: string kind = 3;
    */

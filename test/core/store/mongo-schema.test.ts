@@ -32,6 +32,7 @@ import {
   KEY_DAY_SPEND_COLLECTION,
   KEY_USE_COLLECTION,
   KEY_VELOCITY_COLLECTION,
+  KYC_COLLECTIONS,
   LEDGER_BY_ACCOUNT_INDEX,
   MAIL_COLLECTIONS,
   MEMBERSHIPS_COLLECTION,
@@ -174,8 +175,10 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       SIGN_UPS_COLLECTION,
       ...Object.values(COMPAT_COLLECTIONS),
       COMPAT_CALLBACKS_COLLECTION,
+      ...Object.values(KYC_COLLECTIONS),
     ]),
   );
+  assert.ok(db.indexes.get(KYC_COLLECTIONS.requests)?.has('kyc_requests_one_open'), 'one open level request');
   assert.equal(
     [...(db.indexes.get(JOURNAL_COLLECTION)?.keys() ?? [])],
     [...JOURNAL_INDEXES[JOURNAL_COLLECTION]!.map((index) => index.name), 'journal_by_kind'],

@@ -18,6 +18,7 @@ import {
   formValues,
   groupedSelect,
   newRequestId,
+  phoneField,
   submit,
   type Values,
 } from './buy-form.js';
@@ -98,15 +99,7 @@ ${formStart(ctx, '/buy/cable', requestId)}
   <input type="hidden" name="smart_card" value="${values.smart_card ?? ''}">
   ${hiddenRows(customer)}
   ${groupedSelect('package_code', 'Package', 'The price is what you pay.', options, errors)}
-  ${field({
-    name: 'phone',
-    label: "Customer's phone number (optional)",
-    inputmode: 'tel',
-    autocomplete: 'off',
-    value: values.phone ?? '',
-    width: 'input--medium',
-    errors,
-  })}
+  ${phoneField(values, errors, "Customer's phone number (optional)", 'For example 0803 123 4567.')}
   ${submit(ctx, 'Pay for cable TV')}`;
   return buyPage(ctx, 'Pay for cable TV', html`Check the card's owner below before paying.`, form, errors);
 }

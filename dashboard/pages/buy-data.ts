@@ -6,7 +6,7 @@ import type { GetPricesResponse } from '../../gen/prepaid/v1/holder_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { coreMode } from '../core-client.js';
 import { naira } from '../format.js';
-import { type FieldError, field } from '../layout.js';
+import type { FieldError } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
 import {
   afterPurchase,
@@ -16,6 +16,7 @@ import {
   formValues,
   groupedSelect,
   newRequestId,
+  phoneField,
   submit,
   type Values,
 } from './buy-form.js';
@@ -48,16 +49,7 @@ async function dataForm(
     planOptions(prices, values.plan_id ?? ''),
     errors,
   )}
-  ${field({
-    name: 'phone',
-    label: 'Phone number',
-    hint: '11 digits, for example 08031234567',
-    inputmode: 'tel',
-    autocomplete: 'off',
-    value: values.phone ?? '',
-    width: 'input--medium',
-    errors,
-  })}
+  ${phoneField(values, errors)}
   ${submit(ctx, 'Buy data')}`;
   return buyPage(
     ctx,

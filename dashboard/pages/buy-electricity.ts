@@ -18,6 +18,7 @@ import {
   formStart,
   formValues,
   newRequestId,
+  phoneField,
   submit,
   type Values,
 } from './buy-form.js';
@@ -111,16 +112,7 @@ ${formStart(ctx, '/buy/electricity', requestId)}
     width: 'input--short',
     errors,
   })}
-  ${field({
-    name: 'phone',
-    label: "Customer's phone number (optional)",
-    hint: 'For the biller\u2019s text message with the token.',
-    inputmode: 'tel',
-    autocomplete: 'off',
-    value: values.phone ?? '',
-    width: 'input--medium',
-    errors,
-  })}
+  ${phoneField(values, errors, "Customer's phone number (optional)", 'For the biller’s text message with the token, for example 0803 123 4567.')}
   ${submit(ctx, 'Pay for electricity')}`;
   return buyPage(ctx, 'Pay for electricity', html`Check the meter's owner below before paying.`, form, errors);
 }

@@ -79,7 +79,8 @@ flow(
     await page.getByRole('link', { name: 'Airtime' }).click();
     await snap(page, 'buy-airtime');
     await page.getByLabel('Network').selectOption('mtn');
-    await page.getByLabel('Phone number').fill('08031234567');
+    // Typed as people write numbers: the core reads it into its 11-digit form.
+    await page.getByLabel('Phone number').fill('0803 123 4567');
     await page.getByLabel('Amount of airtime, in Naira').fill('500');
     // What the browser would send again on a resubmission: the same fields, the same request id.
     const sent = await page.evaluate(() =>
@@ -100,6 +101,7 @@ flow(
     const { transaction } = await state.core.purchase.getTransaction({ accountId: state.accountId, reference });
     assert.is(transaction?.chargedKobo, charged, 'charged the price the core computed, once');
     assert.is(transaction?.faceValueKobo, 50_000n);
+    assert.is(transaction?.recipient, '08031234567', 'the spaced number was bought for as the one number');
     await snap(page, 'buy-receipt');
 
     await page.reload();
@@ -181,7 +183,7 @@ flow('data: a plan chosen from the list at its price', async (state) => {
   const planId = await plan.getAttribute('value');
   assert.ok(planId, 'the core lists plans');
   await page.getByLabel('Data plan').selectOption(planId!);
-  await page.getByLabel('Phone number').fill('08031230001');
+  await page.getByLabel('Phone number').fill('0803-123-0001');
   await page.getByRole('button', { name: 'Buy data' }).click();
   await page.waitForURL(/\?bought=new$/);
   const { transaction } = await state.core.purchase.getTransaction({
@@ -189,6 +191,7 @@ flow('data: a plan chosen from the list at its price', async (state) => {
     reference: referenceIn(page.url()),
   });
   assert.is(String(transaction?.planId), planId);
+  assert.is(transaction?.recipient, '08031230001', 'a dashed number too');
   await page.reload();
   assert.match(await mainText(page), 'Successful');
 });
@@ -276,10 +279,11 @@ flow('test mode: the same page spends the test wallet only', async (state) => {
   await page.goto(`${dashboard.url}/test/buy/airtime`);
   assert.is(await page.locator('.test-banner').count(), 1);
   await page.getByLabel('Network').selectOption('mtn');
-  await page.getByLabel('Phone number').fill('08031234567');
+  await page.getByLabel('Phone number').fill('+2348031234567');
   await page.getByLabel('Amount of airtime, in Naira').fill('100');
   await page.getByRole('button', { name: 'Buy airtime' }).click();
   await page.waitForURL(/\/test\/transactions\/[^?]+\?bought=new$/);
+  assert.match(await mainText(page), '08031234567', 'and one with +234');
   assert.is(await balance(state), live, 'the live balance is untouched');
   assert.ok((await balance(state, Mode.TEST)) < 100_000n);
 });

@@ -20,19 +20,38 @@ import {
   submit,
   type Values,
 } from './buy-form.js';
+import { PLAN_TYPE_NAMES, sizeText, validityText } from './labels.js';
 
+/**
+ * The plans grouped by network, then by how the market sells them (SME, corporate gifting,
+ * ...), since resellers choose a type before a size; each option says the size, how long it
+ * lasts and what the account pays. The core lists them cheapest first within a network.
+ */
 function planOptions(prices: GetPricesResponse, chosen: string): SafeHtml {
-  return html`<option value="">Choose a plan</option>${NETWORKS.map((network) => {
+  const groups: SafeHtml[] = [];
+  for (const network of NETWORKS) {
     const plans = prices.dataPlans.filter((plan) => plan.network === network);
-    if (plans.length === 0) return '';
-    return html`<optgroup label="${network.toUpperCase()}">${plans.map(
-      (plan) =>
-        html`<option value="${String(plan.planId)}"${
-          String(plan.planId) === chosen ? html` selected` : ''
-        }>${plan.label}${plan.validity ? `, ${plan.validity}` : ''}: you pay ${naira(plan.priceKobo)}</option>`,
-    )}</optgroup>`;
-  })}`;
+    const types = [...new Set(plans.map((plan) => plan.type))];
+    for (const type of types) {
+      const label = `${networkLabel(network)} \u2013 ${PLAN_TYPE_NAMES[type] ?? (type || 'Other')}`;
+      groups.push(
+        html`<optgroup label="${label}">${plans
+          .filter((plan) => plan.type === type)
+          .map(
+            (plan) =>
+              html`<option value="${String(plan.planId)}"${String(plan.planId) === chosen ? html` selected` : ''}>${
+                plan.sizeMb > 0 ? sizeText(plan.sizeMb) : plan.label
+              }, ${validityText(plan.validity, plan.validityDays) || 'validity not stated'}: you pay ${naira(
+                plan.priceKobo,
+              )}</option>`,
+          )}</optgroup>`,
+      );
+    }
+  }
+  return html`<option value="">Choose a plan</option>${groups}`;
 }
+
+const networkLabel = (network: string) => (network === '9mobile' ? '9mobile' : network.toUpperCase());
 
 async function dataForm(
   ctx: SignedInContext,
@@ -45,7 +64,7 @@ async function dataForm(
   ${groupedSelect(
     'plan_id',
     'Data plan',
-    'Plans are grouped by network; the price is what you pay.',
+    'Plans are grouped by network and by how they are sold; the price is what you pay.',
     planOptions(prices, values.plan_id ?? ''),
     errors,
   )}

@@ -179,6 +179,13 @@ flow('a form error is a form error: nothing is bought, and the corrected form bu
 flow('data: a plan chosen from the list at its price', async (state) => {
   const { dashboard, page } = state;
   await page.goto(`${dashboard.url}/buy/data`);
+  const groups = await page
+    .locator('#plan_id optgroup')
+    .evaluateAll((all) => all.map((g) => (g as HTMLOptGroupElement).label));
+  assert.ok(groups.includes('MTN \u2013 SME') && groups.includes('MTN \u2013 Corporate gifting'), groups.join(', '));
+  assert.ok(groups.indexOf('MTN \u2013 SME') < groups.indexOf('GLO \u2013 Gifting'), 'grouped by network first');
+  const sme = page.locator('optgroup[label="MTN \u2013 SME"] option').first();
+  assert.match((await sme.textContent()) ?? '', /^500MB, 7 days: you pay ₦\d/, 'size, validity and price');
   const plan = page.locator('#plan_id option[value]:not([value=""])').first();
   const planId = await plan.getAttribute('value');
   assert.ok(planId, 'the core lists plans');

@@ -32,6 +32,8 @@ export const CORE_FIELDS: Readonly<Record<string, string>> = {
   meter_number: 'meter_number',
   meter_type: 'meter_type',
   recipients: 'recipients',
+  months: 'months',
+  subscription_type: 'subscription_type',
   request_id: 'amount',
 };
 

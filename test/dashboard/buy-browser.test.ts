@@ -251,7 +251,8 @@ flow('cable TV: the smart card is checked first, then a package of that provider
   const option = page.locator('#package_code option:not([value=""])').first();
   const code = await option.getAttribute('value');
   assert.ok(code);
-  await page.getByLabel('Package').selectOption(code!);
+  await page.getByLabel('Change to another package, chosen below').check();
+  await page.getByLabel('Package to change to').selectOption(code!);
   await page.getByRole('button', { name: 'Pay for cable TV' }).click();
   await page.waitForURL(/\?bought=new$/);
   const { transaction } = await state.core.purchase.getTransaction({
@@ -260,6 +261,56 @@ flow('cable TV: the smart card is checked first, then a package of that provider
   });
   assert.is(transaction?.packageCode, code);
   assert.is(transaction?.service, 'gotv');
+});
+
+flow('cable TV: DStv renewed for 2 months at the renewal amount the check showed', async (state) => {
+  const { dashboard, page } = state;
+  await page.goto(`${dashboard.url}/buy/cable`);
+  await page.getByLabel('Provider').selectOption('dstv');
+  await page.getByLabel('Smart card or IUC number').fill('1023456789');
+  await page.getByRole('button', { name: 'Check the smart card' }).click();
+  const renewalText = (await page.locator('dt:has-text("Renewal amount") + dd').textContent()) ?? '';
+  const renewalKobo = BigInt(Math.round(Number(renewalText.replace(/[^\d.]/g, '')) * 100));
+  assert.ok(renewalKobo > 0n, `the check shows a renewal amount (${renewalText})`);
+  const renew = page.getByLabel(/^Renew DStv/);
+  assert.ok(await renew.isChecked(), 'renewing the current package is the first choice');
+  assert.match((await page.locator('label[for="subscription_type-renew"]').textContent()) ?? '', renewalText);
+  await page.getByLabel('Months to pay for').selectOption('2');
+  await snap(page, 'buy-cable-renew');
+  await page.getByRole('button', { name: 'Pay for cable TV' }).click();
+  await page.waitForURL(/\?bought=new$/);
+  const { transaction } = await state.core.purchase.getTransaction({
+    accountId: state.accountId,
+    reference: referenceIn(page.url()),
+  });
+  assert.is(transaction?.subscriptionType, 'renew');
+  assert.is(transaction?.months, 2);
+  assert.is(transaction?.faceValueKobo, renewalKobo * 2n, 'two months at the renewal amount shown');
+});
+
+flow('cable TV: changing a GOtv package is the package chosen, and StarTimes offers no months', async (state) => {
+  const { dashboard, page } = state;
+  await page.goto(`${dashboard.url}/buy/cable`);
+  await page.getByLabel('Provider').selectOption('gotv');
+  await page.getByLabel('Smart card or IUC number').fill('7023456700');
+  await page.getByRole('button', { name: 'Check the smart card' }).click();
+  await page.getByLabel('Change to another package, chosen below').check();
+  await page.getByLabel('Package to change to').selectOption('GOTV MAX');
+  await page.getByRole('button', { name: 'Pay for cable TV' }).click();
+  await page.waitForURL(/\?bought=new$/);
+  const { transaction } = await state.core.purchase.getTransaction({
+    accountId: state.accountId,
+    reference: referenceIn(page.url()),
+  });
+  assert.is(transaction?.packageCode, 'GOTV MAX');
+  assert.is(transaction?.months, 1);
+
+  await page.goto(`${dashboard.url}/buy/cable`);
+  await page.getByLabel('Provider').selectOption('startimes');
+  await page.getByLabel('Smart card or IUC number').fill('0123456789');
+  await page.getByRole('button', { name: 'Check the smart card' }).click();
+  assert.is(await page.locator('#months').count(), 0, 'StarTimes is paid a month at a time');
+  assert.is(await page.locator('input[name="subscription_type"][type="radio"]').count(), 0);
 });
 
 flow('bulk SMS: recipients as typed, each charged once', async (state) => {

@@ -10,7 +10,7 @@ import type { FieldError } from '../layout.js';
 import type { Answer, SignedInContext } from '../route.js';
 import type { Values } from './buy-form.js';
 
-export function customerList(rows: ReadonlyArray<readonly [string, string]>): SafeHtml {
+function customerList(rows: ReadonlyArray<readonly [string, string]>): SafeHtml {
   return html`<dl class="summary-list">${rows
     .filter(([, value]) => value !== '')
     .map(([label, value]) => html`<div><dt>${label}</dt><dd>${value}</dd></div>`)}</dl>`;
@@ -18,7 +18,7 @@ export function customerList(rows: ReadonlyArray<readonly [string, string]>): Sa
 
 export type Customer = NonNullable<Awaited<ReturnType<SignedInContext['core']['shop']['verifyCustomer']>>['customer']>;
 
-export function customerRows(customer: Customer | undefined): Array<readonly [string, string]> {
+function customerRows(customer: Customer | undefined): Array<readonly [string, string]> {
   if (customer === undefined) return [];
   return [
     ['Name', customer.customerName],

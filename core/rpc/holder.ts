@@ -523,7 +523,8 @@ export function holderHandlers(
     },
     async getTransaction(req) {
       const context = await signedIn(req.sessionToken);
-      return { transaction: transactionMessage(await desk.transaction(context, modeIn(req.mode), req.reference)) };
+      const record = await desk.transaction(context, modeIn(req.mode), req.reference);
+      return { transaction: transactionMessage(record), customerName: record.details.customerName ?? '' };
     },
     async listStatement(req) {
       await ownTurn();

@@ -7,6 +7,7 @@ import {
   STATUS_WORDS as CONTRACT_STATUS_WORDS,
 } from '../../core/domain/words.js';
 import { Product, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
+import { html, type SafeHtml } from '../../web/html.js';
 
 export const PRODUCT_LABELS: Readonly<Record<Product, string>> = {
   [Product.UNSPECIFIED]: 'Any product',
@@ -58,4 +59,11 @@ export function sizeText(sizeMb: number): string {
 export function validityText(validity: string, days: number): string {
   if (days <= 0 || /\bdays?\b/i.test(validity)) return validity;
   return `${validity} (${days} ${days === 1 ? 'day' : 'days'})`;
+}
+
+/** A transaction's status as a coloured tag, in words. */
+export function statusTag(status: TransactionStatus): SafeHtml {
+  const colour =
+    status === TransactionStatus.SUCCESS ? 'green' : status === TransactionStatus.PENDING ? 'yellow' : 'grey';
+  return html`<strong class="tag tag--${colour}">${STATUS_LABELS[status]}</strong>`;
 }

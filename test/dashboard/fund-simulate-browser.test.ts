@@ -9,14 +9,13 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import * as assert from 'uvu/assert';
-import { DEFAULT_TIER_ID } from '../../core/catalog/defaults.js';
 import { kobo } from '../../core/domain/money.js';
 import { FundingService } from '../../gen/prepaid/v1/funding_pb.js';
-import { UserAdminService, UserRole } from '../../gen/prepaid/v1/holder_pb.js';
 import { Mode } from '../../gen/prepaid/v1/types_pb.js';
-import { acceptInvitation, chromiumOrSkip, closeAll, launchChromium, signIn, snap } from '../helpers/browser.js';
+import { chromiumOrSkip, closeAll, launchChromium, snap } from '../helpers/browser.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { startTestDashboard, type TestDashboard } from '../helpers/dashboard.js';
+import { ownerSignedIn } from '../helpers/owner-browser.js';
 import { suite } from '../helpers/suite.js';
 
 interface State {
@@ -51,19 +50,9 @@ test.before(async (state) => {
   state.core = await startCore({ funding: { sandboxLive: true, fee: { basisPoints: 100, capKobo: kobo(5_000) } } });
   state.dashboard = await startTestDashboard(state.core);
   state.browser = await launchChromium();
-  const created = await state.core.admin.createAccount({ name: 'Ibadan Top-up', tierId: DEFAULT_TIER_ID });
-  state.accountId = created.account!.accountId;
-  const userAdmin = state.core.clientWithToken(UserAdminService, state.core.adminToken);
-  const { invitation } = await userAdmin.inviteUser({
-    accountId: state.accountId,
-    email: OWNER.email,
-    role: UserRole.OWNER,
-  });
-  const context = await state.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  state.page = await context.newPage();
-  await acceptInvitation(state.page, state.dashboard.url, invitation!.inviteUrl, OWNER.password);
-  await signIn(state.page, state.dashboard.url, OWNER.email, OWNER.password);
-  await state.page.waitForURL(`${state.dashboard.url}/`);
+  const owner = await ownerSignedIn(state.core, state.dashboard, state.browser, { account: 'Ibadan Top-up', ...OWNER });
+  state.accountId = owner.accountId;
+  state.page = owner.page;
 });
 
 test.after(async (state) => {

@@ -8,11 +8,10 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import * as assert from 'uvu/assert';
-import { DEFAULT_TIER_ID } from '../../core/catalog/defaults.js';
-import { UserAdminService, UserRole } from '../../gen/prepaid/v1/holder_pb.js';
-import { acceptInvitation, chromiumOrSkip, closeAll, launchChromium, signIn, snap } from '../helpers/browser.js';
+import { chromiumOrSkip, closeAll, launchChromium, snap } from '../helpers/browser.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { startTestDashboard, type TestDashboard } from '../helpers/dashboard.js';
+import { ownerSignedIn } from '../helpers/owner-browser.js';
 import { suite } from '../helpers/suite.js';
 
 interface State {
@@ -36,26 +35,19 @@ test.before(async (state) => {
   state.core = await startCore();
   state.dashboard = await startTestDashboard(state.core);
   state.browser = await launchChromium();
-  const created = await state.core.admin.createAccount({ name: 'Kano Top-up', tierId: DEFAULT_TIER_ID });
-  state.accountId = created.account!.accountId;
+  const owner = await ownerSignedIn(state.core, state.dashboard, state.browser, {
+    account: 'Kano Top-up',
+    ...OWNER,
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
+  state.accountId = owner.accountId;
+  state.page = owner.page;
   await state.core.admin.creditWallet({
     accountId: state.accountId,
     amountKobo: 5_000_000n,
     memo: 'first funding',
     reference: 'BANK-0201',
   });
-  const userAdmin = state.core.clientWithToken(UserAdminService, state.core.adminToken);
-  const { invitation } = await userAdmin.inviteUser({
-    accountId: state.accountId,
-    email: OWNER.email,
-    role: UserRole.OWNER,
-  });
-  const context = await state.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: state.dashboard.url });
-  state.page = await context.newPage();
-  await acceptInvitation(state.page, state.dashboard.url, invitation!.inviteUrl, OWNER.password);
-  await signIn(state.page, state.dashboard.url, OWNER.email, OWNER.password);
-  await state.page.waitForURL(`${state.dashboard.url}/`);
 });
 
 test.after(async (state) => {

@@ -75,3 +75,5 @@ export const RECONCILE_COLLECTIONS = { days: 'reconcile_days', floatReadings: 'f
 export const SIGN_UPS_COLLECTION = 'sign_ups';
 /** Compatible tokens and plan aliases (compat.ts); created by step 33. */
 export const COMPAT_COLLECTIONS = { tokens: 'compat_tokens', aliases: 'plan_aliases' } as const;
+/** The holder mails each person turned off (mail.ts), one document a person; created by step 36. */
+export const MAIL_OPT_OUTS_COLLECTION = 'mail_opt_outs';

@@ -29,6 +29,7 @@ import {
   KEY_USE_COLLECTION,
   KEY_VELOCITY_COLLECTION,
   MAIL_COLLECTIONS,
+  MAIL_OPT_OUTS_COLLECTION,
   MEMBERSHIPS_COLLECTION,
   PEOPLE_COLLECTIONS,
   PLAN_CODES_COLLECTION,
@@ -560,6 +561,19 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       ]);
       await target.createIndexes(COMPAT_COLLECTIONS.aliases, [
         { name: 'plan_aliases_by_account', key: { account_id: 1, dialect: 1, alias_id: 1 } },
+      ]);
+    },
+  },
+  { version: 34, description: 'held for the step merged beside the Adex dialect', async apply() {} },
+  { version: 35, description: 'held for the step merged beside identity levels', async apply() {} },
+  {
+    version: 36,
+    description: "holders' mail choices: the mails a person turned off; the wallet mails' events by time",
+    // One document a person (_id the user id); the wallet mails read live credits and debits by time.
+    async apply(target) {
+      await createMissingCollections(target, [MAIL_OPT_OUTS_COLLECTION], {});
+      await target.createIndexes(EVENT_COLLECTIONS.events, [
+        { name: 'events_wallet_money', key: { type: 1, mode: 1, created_at: 1 } },
       ]);
     },
   },

@@ -14,6 +14,7 @@ import { BOOKS_MIGRATIONS } from './migrations-books.js';
 import { BUSINESS_MIGRATIONS } from './migrations-business.js';
 import { COMPAT_MIGRATIONS } from './migrations-compat.js';
 import { CONTROLS_MIGRATIONS } from './migrations-controls.js';
+import { MAIL_MIGRATIONS } from './migrations-mail.js';
 import { MONEY_MIGRATIONS } from './migrations-money.js';
 import { PEOPLE_AND_EVENTS_MIGRATIONS } from './migrations-people.js';
 import { SIGN_UP_MIGRATIONS } from './migrations-sign-up.js';
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
   ...BOOKS_MIGRATIONS,
   ...SIGN_UP_MIGRATIONS,
   ...COMPAT_MIGRATIONS,
+  ...MAIL_MIGRATIONS,
 ];
 
 /** The schema version this code writes. */

@@ -184,6 +184,7 @@ books(
     db.exec(
       'DROP TABLE journal; DROP TABLE postings; DROP TABLE reconcile_findings; DROP TABLE reconcile_days; ' +
         'DROP TABLE float_readings; DROP TABLE sign_ups; DROP TABLE plan_aliases; DROP TABLE compat_tokens; ' +
+        'DROP TABLE mail_opt_outs; DROP INDEX events_wallet_money; ' +
         'ALTER TABLE accounts DROP COLUMN email_verified_at; ALTER TABLE accounts DROP COLUMN phone_verified_at;',
     );
     db.pragma('user_version = 34');

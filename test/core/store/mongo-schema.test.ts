@@ -33,6 +33,7 @@ import {
   KEY_VELOCITY_COLLECTION,
   LEDGER_BY_ACCOUNT_INDEX,
   MAIL_COLLECTIONS,
+  MAIL_OPT_OUTS_COLLECTION,
   MEMBERSHIPS_COLLECTION,
   MEMBERSHIPS_FROM_USERS,
   MissingValidatorError,
@@ -172,6 +173,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       ...Object.values(RECONCILE_COLLECTIONS),
       SIGN_UPS_COLLECTION,
       ...Object.values(COMPAT_COLLECTIONS),
+      MAIL_OPT_OUTS_COLLECTION,
     ]),
   );
   assert.equal(

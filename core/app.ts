@@ -43,10 +43,12 @@ import { createHolderDesk } from './holders/desk.js';
 import { createShopDesk } from './holders/shop.js';
 import { createJournal } from './ledger/journal.js';
 import { createOwnMoney } from './ledger/own-money.js';
+import type { EventMail } from './mail/event-mail.js';
 import { createLowBalanceMail, type LowBalanceMail } from './mail/low-balance.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { createNotices, type Notices } from './mail/notices.js';
 import type { MailSettings } from './mail/smtp.js';
+import { createWalletMail } from './mail/wallet-mail.js';
 import {
   type CoreMetrics,
   createOutcomeRecorder,
@@ -234,6 +236,8 @@ export interface Core {
   mailer: Mailer | null;
   /** The low-balance alerts by mail; started by core/main.ts like the recovery worker. */
   lowBalanceMail: LowBalanceMail;
+  /** The live wallet's credit and manual-debit mails (core/mail/wallet-mail.ts); started by core/main.ts. */
+  walletMail: EventMail;
   /** Probes a store that cannot write until it can (core/storage/write-watch.ts); started by core/main.ts. */
   storeWatch: StoreWriteWatch;
   /** Backups on demand and, with BACKUP_EVERY, on a schedule whose runner core/main.ts starts. */
@@ -416,6 +420,7 @@ export function createCore(deps: CoreDeps): Core {
     velocity,
     mailer: holders.mailer,
     lowBalanceMail: holders.lowBalanceMail,
+    walletMail: holders.walletMail,
   };
   return {
     ...parts,
@@ -570,7 +575,7 @@ function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseServic
   // The core sends the mail: it owns people, their addresses and the reset links, and it
   // reads the events the low-balance alert comes from.
   const mailer = deps.mail ? createMailer(deps.mail, deps.log) : null;
-  const notices = createNotices({ mailer, people: store.people, log: deps.log });
+  const notices = createNotices({ mailer, people: store.people, optOuts: store.notices, log: deps.log });
   const accounts = createAccountService({ store, clock, keyUses, velocity, notices });
   const people = createPeopleService({
     store,
@@ -586,6 +591,13 @@ function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseServic
     log: deps.log,
     intervalMs: deps.lowBalanceMailIntervalMs ?? DEFAULT_LOW_BALANCE_MAIL_MS,
   });
+  const walletMail = createWalletMail({
+    notices,
+    store: store.notices,
+    clock,
+    log: deps.log,
+    intervalMs: deps.lowBalanceMailIntervalMs ?? DEFAULT_LOW_BALANCE_MAIL_MS,
+  });
   const webhooks = createWebhookService({
     accounts: store.accounts,
     events: store.events,
@@ -595,7 +607,7 @@ function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseServic
     nudge: (destination) => deliveries.nudge(destination),
   });
   const holderDesk = createHolderDesk({ store, accounts, purchases, webhooks, clock, notices });
-  const upgrades = createUpgrades({ store, accounts, clock });
+  const upgrades = createUpgrades({ store, accounts, clock, notices });
   const onboarding = createOnboarding({
     store,
     clock,
@@ -606,7 +618,19 @@ function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseServic
     timeoutMs: deps.providerTimeoutMs,
     settings: deps.signUp,
   });
-  return { keyUses, accounts, mailer, notices, people, lowBalanceMail, webhooks, holderDesk, upgrades, onboarding };
+  return {
+    keyUses,
+    accounts,
+    mailer,
+    notices,
+    people,
+    lowBalanceMail,
+    walletMail,
+    webhooks,
+    holderDesk,
+    upgrades,
+    onboarding,
+  };
 }
 
 /**
@@ -792,6 +816,7 @@ function lifecycle(
     | 'keyUses'
     | 'velocity'
     | 'lowBalanceMail'
+    | 'walletMail'
     | 'mailer'
     | 'storeWatch'
     | 'backups'
@@ -825,6 +850,7 @@ function lifecycle(
       await keyUses.stop();
       await parts.velocity.stop();
       await lowBalanceMail.stop();
+      await parts.walletMail.stop();
       await clockWatch.stop();
       await mailer?.close();
       await parts.storeWatch.stop();

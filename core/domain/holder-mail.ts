@@ -5,7 +5,7 @@
  * that is about signing in or a secret (resets, sign-ins, two-step, new key pairs, the
  * low-balance alert) is not a choice.
  */
-export const HOLDER_MAIL_KINDS = ['wallet_credited', 'wallet_debited', 'api_access_approved'] as const;
+const HOLDER_MAIL_KINDS = ['wallet_credited', 'wallet_debited', 'api_access_approved'] as const;
 export type HolderMailKind = (typeof HOLDER_MAIL_KINDS)[number];
 
 export function isHolderMailKind(word: string): word is HolderMailKind {

@@ -9,6 +9,7 @@ import { invitationRoutes } from './invitation.js';
 import { keyFreezeRoutes } from './key-freeze.js';
 import { keyLimitRoutes } from './key-limits.js';
 import { keyRoutes } from './keys.js';
+import { mailSettingsRoutes } from './mail-settings.js';
 import { overviewRoutes } from './overview.js';
 import { passwordResetRoutes } from './password-reset.js';
 import { priceRoutes } from './prices.js';
@@ -46,4 +47,5 @@ export const routes: readonly Route[] = [
   ...userRoutes,
   ...accountRoutes,
   ...securityRoutes,
+  ...mailSettingsRoutes,
 ];

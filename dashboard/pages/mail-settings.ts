@@ -32,7 +32,7 @@ the account's owners; mails about signing in, passwords and key pairs are always
 aria-describedby="mail-${kind}-hint">
     <label for="mail-${kind}">${label}</label>
   </div>
-  <p class="hint" id="mail-${kind}-hint">${hint}</p>`,
+  <p class="hint checkbox-hint" id="mail-${kind}-hint">${hint}</p>`,
   )}
   </fieldset>
   <div class="button-group"><button type="submit" class="button">Save mail settings</button></div>

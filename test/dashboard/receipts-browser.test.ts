@@ -4,7 +4,8 @@
  * ending 8888 answers pending), a prepaid meter's receipt shows the token large with the
  * units and the customer's name the core's check found, and its copy button copies it under
  * the strict CSP; at 390 px every Buy page fits without scrolling sideways and the
- * navigation shows the current section. Screenshots go to .screenshots/dashboard/.
+ * navigation shows the current section; the Mail settings keep a mail turned off. Screenshots go to
+ * .screenshots/dashboard/.
  */
 import type { Browser, Page } from 'playwright-core';
 import * as assert from 'uvu/assert';
@@ -140,6 +141,22 @@ flow('at 390 px every Buy page fits without scrolling sideways, and the navigati
   } finally {
     await page.setViewportSize({ width: 1280, height: 900 });
   }
+});
+
+flow('Mail settings: a mail turned off stays off, from the Security page, at both widths', async (state) => {
+  const { dashboard, page } = state;
+  await page.goto(`${dashboard.url}/security`);
+  await page.getByRole('link', { name: 'Mail settings' }).click();
+  await page.waitForURL(`${dashboard.url}/settings/mail`);
+  const credited = page.getByLabel('Money arrived');
+  assert.ok(await credited.isChecked(), 'every mail is on at first');
+  await credited.uncheck();
+  await page.getByRole('button', { name: 'Save mail settings' }).click();
+  await page.waitForURL(/\/settings\/mail\?saved=1$/);
+  assert.match((await page.locator('.notice').textContent()) ?? '', 'saved');
+  assert.not.ok(await page.getByLabel('Money arrived').isChecked(), 'kept off');
+  assert.ok(await page.getByLabel('Money taken out by the platform').isChecked(), 'the others stay on');
+  await snap(page, 'mail-settings');
 });
 
 test.run();

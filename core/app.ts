@@ -44,10 +44,12 @@ import { createHolderDesk } from './holders/desk.js';
 import { createShopDesk } from './holders/shop.js';
 import { createJournal } from './ledger/journal.js';
 import { createOwnMoney } from './ledger/own-money.js';
+import type { EventMail } from './mail/event-mail.js';
 import { createLowBalanceMail, type LowBalanceMail } from './mail/low-balance.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { createNotices, type Notices } from './mail/notices.js';
 import type { MailSettings } from './mail/smtp.js';
+import { createWalletMail } from './mail/wallet-mail.js';
 import {
   type CoreMetrics,
   createOutcomeRecorder,
@@ -238,6 +240,8 @@ export interface Core {
   mailer: Mailer | null;
   /** The low-balance alerts by mail; started by core/main.ts like the recovery worker. */
   lowBalanceMail: LowBalanceMail;
+  /** The live wallet's credit and manual-debit mails (core/mail/wallet-mail.ts); started by core/main.ts. */
+  walletMail: EventMail;
   /** Probes a store that cannot write until it can (core/storage/write-watch.ts); started by core/main.ts. */
   storeWatch: StoreWriteWatch;
   /** Backups on demand and, with BACKUP_EVERY, on a schedule whose runner core/main.ts starts. */
@@ -366,12 +370,7 @@ export function createCore(deps: CoreDeps): Core {
     people: holders.people,
     onboarding: holders.onboarding,
     holderDesk: holders.holderDesk,
-    compat: createCompatService({
-      store,
-      clock,
-      keyUses: holders.keyUses,
-      checkCallbackUrl: (url) => checkWebhookUrl(url, money.allowPrivate).problem,
-    }),
+    compat: compatOf(store, clock, holders.keyUses, money.allowPrivate),
     upgrades: holders.upgrades,
     levels: holders.levels,
     webhooks: holders.webhooks,
@@ -426,6 +425,7 @@ export function createCore(deps: CoreDeps): Core {
     velocity,
     mailer: holders.mailer,
     lowBalanceMail: holders.lowBalanceMail,
+    walletMail: holders.walletMail,
   };
   return {
     ...parts,
@@ -434,6 +434,21 @@ export function createCore(deps: CoreDeps): Core {
       draining = true;
     }),
   };
+}
+
+/** The compatible tokens, aliases and callbacks; a callback's address follows the webhooks' rules. */
+function compatOf(
+  store: Store,
+  clock: () => Date,
+  keyUses: Parameters<typeof createCompatService>[0]['keyUses'],
+  allowPrivate: boolean,
+) {
+  return createCompatService({
+    store,
+    clock,
+    keyUses,
+    checkCallbackUrl: (url) => checkWebhookUrl(url, allowPrivate).problem,
+  });
 }
 
 /** The books read and the platform's own entries booked (top-ups, settlements). */
@@ -597,7 +612,7 @@ function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseServic
   // The core sends the mail: it owns people, their addresses and the reset links, and it
   // reads the events the low-balance alert comes from.
   const mailer = deps.mail ? createMailer(deps.mail, deps.log) : null;
-  const notices = createNotices({ mailer, people: store.people, log: deps.log });
+  const notices = createNotices({ mailer, people: store.people, optOuts: store.notices, log: deps.log });
   const accounts = createAccountService({ store, clock, keyUses, velocity, notices });
   const people = createPeopleService({
     store,
@@ -613,6 +628,13 @@ function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseServic
     log: deps.log,
     intervalMs: deps.lowBalanceMailIntervalMs ?? DEFAULT_LOW_BALANCE_MAIL_MS,
   });
+  const walletMail = createWalletMail({
+    notices,
+    store: store.notices,
+    clock,
+    log: deps.log,
+    intervalMs: deps.lowBalanceMailIntervalMs ?? DEFAULT_LOW_BALANCE_MAIL_MS,
+  });
   const webhooks = createWebhookService({
     accounts: store.accounts,
     events: store.events,
@@ -622,7 +644,7 @@ function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseServic
     nudge: (destination) => deliveries.nudge(destination),
   });
   const holderDesk = createHolderDesk({ store, accounts, purchases, webhooks, clock, notices });
-  const upgrades = createUpgrades({ store, accounts, clock, minLevel: deps.apiTierMinLevel ?? 2 });
+  const upgrades = createUpgrades({ store, accounts, clock, minLevel: deps.apiTierMinLevel ?? 2, notices });
   const levels = createLevels({ store, ledger: store.ledger, clock, kycKey: kycKeyOf(deps) });
   const onboarding = createOnboarding({
     store,
@@ -641,6 +663,7 @@ function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseServic
     notices,
     people,
     lowBalanceMail,
+    walletMail,
     webhooks,
     holderDesk,
     upgrades,
@@ -840,6 +863,7 @@ function lifecycle(
     | 'keyUses'
     | 'velocity'
     | 'lowBalanceMail'
+    | 'walletMail'
     | 'mailer'
     | 'storeWatch'
     | 'backups'
@@ -875,6 +899,7 @@ function lifecycle(
       await keyUses.stop();
       await parts.velocity.stop();
       await lowBalanceMail.stop();
+      await parts.walletMail.stop();
       await clockWatch.stop();
       await mailer?.close();
       await parts.storeWatch.stop();

@@ -168,6 +168,7 @@ function startBackgroundWork(core: ReturnType<typeof createCore>): void {
   core.floatPoller?.start();
   core.deliveries.start();
   core.lowBalanceMail.start();
+  core.walletMail.start();
   core.storeWatch.start();
   core.backups.scheduled?.runner.start();
   core.clockWatch.start();

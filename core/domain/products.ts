@@ -139,6 +139,11 @@ export interface PurchaseDetails {
   months?: number;
   /** Optional phone of an electricity or cable purchase (receipt SMS for electricity). */
   customerPhone?: string;
+  /**
+   * The customer's name the provider told when the core checked the meter or smart card just
+   * before the purchase (electricity, DStv, GOtv), for the developer area's receipt.
+   */
+  customerName?: string;
   sender?: string;
   message?: string;
   /** Unique recipients of a bulk SMS, in the order first given. */

@@ -4,7 +4,10 @@
  * numbers as digits; a person types +234 803 123 4567, 2348031234567, 0803-123-4567, or only
  * the start of a number ("0803123"). Both stores answer a prefix with an index range
  * (`prefixRange`), so a prefix search reads only the matching rows of the account's index.
+ * A whole number is read by phone-numbers.ts, as the Buy pages' numbers are.
  */
+
+import { NUMBER_PUNCTUATION, phoneAsStored } from './phone-numbers.js';
 
 /** A search by recipient: one stored value, or every stored value starting with a prefix. */
 export type RecipientSearch = { exact: string } | { prefix: string };
@@ -15,9 +18,6 @@ export type RecipientSearch = { exact: string } | { prefix: string };
  */
 const MIN_RECIPIENT_PREFIX_DIGITS = 4;
 
-/** Spaces, dashes, dots and brackets people put in numbers. */
-const NUMBER_PUNCTUATION = /[\s().-]/g;
-
 /**
  * What a typed recipient searches for:
  * - a whole Nigerian number in any usual form (+234..., 234..., 00234..., 0..., spaced or
@@ -27,10 +27,9 @@ const NUMBER_PUNCTUATION = /[\s().-]/g;
  * - anything else (letters, too few digits) is matched exactly as typed.
  */
 export function recipientSearch(typed: string): RecipientSearch {
+  const whole = phoneAsStored(typed);
+  if (whole !== undefined) return { exact: whole };
   const digits = typed.replace(NUMBER_PUNCTUATION, '');
-  const international = /^(?:\+|00)?234(\d{10})$/.exec(digits);
-  if (international) return { exact: `0${international[1]}` };
-  if (/^0\d{10}$/.test(digits)) return { exact: digits };
   // A partial international number names its country: only with + or 00, since a bare 234... may be a meter.
   const partial = /^(?:\+|00)234(\d{1,9})$/.exec(digits);
   const prefix = partial ? `0${partial[1]}` : /^\d+$/.test(digits) ? digits : undefined;

@@ -38,6 +38,7 @@ import type {
   OpeningOutcome,
 } from './port.js';
 import type { SandboxFunding } from './sandbox.js';
+import { testTransfers } from './test-transfer.js';
 
 /** How long one provider call may take before its answer counts as unknown. */
 const FUNDING_PROVIDER_TIMEOUT_MS = 15_000;
@@ -947,11 +948,13 @@ export function createFundingService(deps: FundingDeps) {
     }
   };
 
+  const money = moneyIn(deps, byName, intake, accountsSaved);
   return {
     fee: deps.fee,
     ...holderFunding(deps, requireAccount, accountsSaved),
-    ...moneyIn(deps, byName, intake, accountsSaved),
+    ...money,
     ...inflowDesk(deps, requireAccount),
+    ...testTransfers(store, money.simulateTransfer),
   };
 }
 

@@ -32,6 +32,7 @@ import type { HolderContext } from '../people/service.js';
 import type { PricedCablePackage, PricedPlan, PurchaseService } from '../purchases/service.js';
 import type { Credited, Store } from '../store/port.js';
 import type { EndpointWithSecret, WebhookService } from '../webhooks/service.js';
+import { mailSettings } from './mail-settings.js';
 
 /** Days the overview's chart covers, today included. */
 const CHART_DAYS = 30;
@@ -95,7 +96,7 @@ export interface HolderFilter {
 }
 
 export interface HolderDeskDeps {
-  store: Pick<Store, 'keys' | 'history' | 'catalog'>;
+  store: Pick<Store, 'keys' | 'history' | 'catalog' | 'notices'>;
   accounts: AccountService;
   purchases: PurchaseService;
   webhooks: WebhookService;
@@ -402,6 +403,7 @@ export function createHolderDesk(deps: HolderDeskDeps) {
 
     ...holderKeys(deps),
     ...holderWebhooks(webhooks),
+    ...mailSettings(deps.store, deps.clock),
   };
 }
 

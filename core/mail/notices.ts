@@ -9,26 +9,11 @@
  * line break in it could still forge a line that looks like ours.
  */
 import type { Logger } from '../../runtime/log.js';
-import { LAGOS_OFFSET_MS } from '../domain/people.js';
 import type { UserRecord, UserRole } from '../domain/records.js';
-import type { PeopleStore } from '../store/port.js';
+import type { NoticeStore, PeopleStore } from '../store/port.js';
+import { holderNotices, type WalletMoneyMail } from './holder-notices.js';
 import type { Mailer } from './mailer.js';
-
-/** What a notice shows of a user agent or an address at most. */
-const MAX_SHOWN_CHARS = 200;
-
-/** `2026-11-26 08:15 WAT`: Lagos time, as the developer area shows it. */
-function lagosTime(at: Date): string {
-  return `${new Date(at.getTime() + LAGOS_OFFSET_MS).toISOString().slice(0, 16).replace('T', ' ')} WAT`;
-}
-
-/** Text from outside, safe to put on one line of a mail. */
-function oneLine(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: taking control characters out is the point.
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
-  if (clean === '') return 'unknown';
-  return clean.length > MAX_SHOWN_CHARS ? `${clean.slice(0, MAX_SHOWN_CHARS)}…` : clean;
-}
+import { lagosTime, oneLine, ownersOf } from './text.js';
 
 const SIGN_OFF = '\n\n— The prepaid developer area';
 const NOT_YOU =
@@ -64,17 +49,16 @@ export interface Notices {
   keyFrozen(key: { accountId: string; mode: string; publicKey: string; reason: string; at: Date }): void;
   /** Mails every active owner of the account (low-balance.ts calls it once per event). */
   lowBalance(alert: { accountId: string; balance: string; threshold: string; at: Date }): Promise<number>;
+  /** Mails the owners who did not turn it off that the live wallet was credited (wallet-mail.ts, once per event). */
+  walletCredited(credit: WalletMoneyMail): Promise<number>;
+  /** Mails the owners who did not turn it off that the operator debited the live wallet. */
+  walletDebited(debit: WalletMoneyMail & { reason: string }): Promise<number>;
+  /** Mails the owners who did not turn it off that API access was approved; looked up in the background. */
+  apiAccessApproved(approval: { accountId: string; tierName: string; at: Date }): void;
   /** The link that proves a new account's email (core/people/sign-up.ts). */
   signUpLink(link: { email: string; accountName: string; url: string; expiresAt: Date }): void;
   /** Someone signed up with the email of a person we know: they are told, and nothing else happens. */
   signUpRepeated(email: string, at: Date): void;
-}
-
-/** The active owners of an account, whom account-wide notices go to. */
-async function ownersOf(people: PeopleStore, accountId: string): Promise<UserRecord[]> {
-  return (await people.listMembers(accountId))
-    .filter(({ membership }) => membership.role === 'owner' && !membership.disabled)
-    .map(({ user }) => user);
 }
 
 /** The console's mail: a staff member's set-up link, signed as the console (not the developer area). */
@@ -184,13 +168,19 @@ function signUpNotices(
   };
 }
 
-export function createNotices(deps: { mailer: Mailer | null; people: PeopleStore; log: Logger }): Notices {
+export function createNotices(deps: {
+  mailer: Mailer | null;
+  people: PeopleStore;
+  optOuts: Pick<NoticeStore, 'mailOptOuts'>;
+  log: Logger;
+}): Notices {
   const { mailer, people, log } = deps;
   const send = (kind: string, to: string, subject: string, text: string) =>
     mailer?.send({ kind, to, subject, text: `${text}${SIGN_OFF}\n` });
 
   return {
     enabled: mailer !== null,
+    ...holderNotices({ enabled: mailer !== null, people, optOuts: deps.optOuts, log, send }),
     ...staffNotices(mailer),
     ...keyNotices(mailer, people, log, send),
     ...signUpNotices(send),

@@ -257,7 +257,8 @@ export function createPeopleService(deps: PeopleDeps) {
   const people = store.people;
   const throttle = deps.throttle ?? createSignInThrottle();
   const log = deps.log ?? (() => {});
-  const notices = deps.notices ?? createNotices({ mailer: null, people, log });
+  const notices =
+    deps.notices ?? createNotices({ mailer: null, people, optOuts: { mailOptOuts: async () => new Map() }, log });
   const accountAndTier = (accountId: string) => accountAndTierOf(store, accountId);
   const startSession = sessionStarter(people, clock, accountAndTier);
 

@@ -10,6 +10,7 @@ import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
 import { API_TIER_ID } from '../catalog/defaults.js';
 import { DomainError, invalid } from '../domain/errors.js';
 import type { UpgradeRequestRecord } from '../domain/records.js';
+import type { Notices } from '../mail/notices.js';
 import type { Store } from '../store/port.js';
 import type { HolderContext } from './service.js';
 
@@ -24,6 +25,8 @@ export interface UpgradeDeps {
   clock: () => Date;
   /** API_TIER_MIN_LEVEL: the identity level an account needs to ask (docs/kyc.md). */
   minLevel: number;
+  /** The approval's mail to the owners (core/mail/holder-notices.ts); none: nothing is mailed. */
+  notices?: Pick<Notices, 'apiAccessApproved'>;
 }
 
 export function createUpgrades(deps: UpgradeDeps) {
@@ -88,6 +91,8 @@ export function createUpgrades(deps: UpgradeDeps) {
       const decided = await store.upgrades.decide(accountId, 'approved', clock());
       if (decided === null)
         throw new DomainError('FAILED_PRECONDITION', `Account ${accountId} has no pending request for API access.`);
+      // Queued after the approval is stored, as an invitation is: nothing is mailed inside a write.
+      deps.notices?.apiAccessApproved({ accountId, tierName: tier.name, at: clock() });
       return decided;
     },
 

@@ -277,7 +277,7 @@ function purchaseOperations(deps: PurchaseServiceDeps, shared: SharedReads, marg
         meterType: order.details.meterType!,
       });
       if (meter !== null) checkMeterMinimum(input, meter);
-      return executePurchase(deps, accountId, mode, order, requestId, belowCost, checks);
+      return executePurchase(deps, accountId, mode, named(order, meter), requestId, belowCost, checks);
     },
 
     async cable(
@@ -300,7 +300,7 @@ function purchaseOperations(deps: PurchaseServiceDeps, shared: SharedReads, marg
       const rules = await costRules.current();
       const order = cableOrder(input, packages, tier, card, rules);
       const belowCost = await margin.faceValueBelowCost(order, mode, rules);
-      return executePurchase(deps, accountId, mode, order, requestId, belowCost, checks);
+      return executePurchase(deps, accountId, mode, named(order, card), requestId, belowCost, checks);
     },
 
     async bulkSms(
@@ -503,6 +503,18 @@ async function lookUp(
   });
   return outcome.kind === 'found' ? outcome.customer : null;
 }
+
+/**
+ * The order with the customer's name the check just before it told, kept for the receipt; it
+ * is not part of the request, so the same request id asks the same thing whatever was told.
+ */
+function named(order: PurchaseOrder, customer: CustomerDetails | null): PurchaseOrder {
+  const customerName = customer?.customerName.trim().slice(0, MAX_CUSTOMER_NAME_CHARS) ?? '';
+  return customerName === '' ? order : { ...order, details: { ...order.details, customerName } };
+}
+
+/** A provider's name for a customer is a line of a receipt: longer than this is cut. */
+const MAX_CUSTOMER_NAME_CHARS = 120;
 
 /** The service a cost or price rule names for a sale: a network by its canonical name (a sale may name it t2). */
 function costService(order: PurchaseOrder): string {

@@ -219,6 +219,19 @@ export function holderFundingHandlers(
         refused: opened.refused.map(refusalMessage),
       };
     },
+    async simulateSessionTransfer(req) {
+      const context = await owner(req.sessionToken, req.formAccountId);
+      const accountId = context.account.accountId;
+      const mode = modeIn(req.mode);
+      const { outcome } = await funding.simulateHolderTransfer(
+        accountId,
+        mode,
+        koboIn(req.amountKobo, 'amount_kobo'),
+        req.reference,
+        `${context.account.name} (developer area test)`,
+      );
+      return { outcome, balanceKobo: BigInt((await balanceOf(accountId, mode)).balanceKobo) };
+    },
     async setSessionLowBalanceThreshold(req) {
       const context = await owner(req.sessionToken, req.formAccountId);
       await funding.setLowBalanceThreshold(context.account.accountId, modeIn(req.mode), thresholdIn(req.thresholdKobo));

@@ -521,9 +521,17 @@ export function holderHandlers(
       );
       return { transactions: page.items.map(transactionMessage), nextPageToken: page.next ?? '' };
     },
+    async getMailSettings(req) {
+      return { off: await desk.mailOptOuts(await signedIn(req.sessionToken)) };
+    },
+    async setMailSettings(req) {
+      await desk.setMailOptOuts(await signedIn(req.sessionToken), req.off.slice(0, 10));
+      return {};
+    },
     async getTransaction(req) {
       const context = await signedIn(req.sessionToken);
-      return { transaction: transactionMessage(await desk.transaction(context, modeIn(req.mode), req.reference)) };
+      const record = await desk.transaction(context, modeIn(req.mode), req.reference);
+      return { transaction: transactionMessage(record), customerName: record.details.customerName ?? '' };
     },
     async listStatement(req) {
       await ownTurn();

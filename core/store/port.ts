@@ -19,6 +19,7 @@ import type {
   NewInflow,
   VirtualAccountRecord,
 } from '../domain/funding.js';
+import type { HolderMailKind } from '../domain/holder-mail.js';
 import type { KeyControls } from '../domain/key-controls.js';
 import type { AccountLevel, HoldRecord, Level, LevelLimits, LevelRequestRecord } from '../domain/levels.js';
 import type { Mode } from '../domain/mode.js';
@@ -872,6 +873,15 @@ export interface SignUpStore {
 export interface NoticeStore {
   /** Live `wallet.low_balance` events created at or after `since`, oldest first, at most `limit`. */
   lowBalanceSince(since: Date, limit: number): Promise<EventRecord[]>;
+  /**
+   * Live `wallet.credited` and `wallet.debited` events created at or after `since`, oldest first,
+   * at most `limit`: written by the money move in its own transaction, the outbox of their mails.
+   */
+  walletMoneySince(since: Date, limit: number): Promise<EventRecord[]>;
+  /** The holder mails each of these people turned off (core/domain/holder-mail.ts); a person with none is absent. */
+  mailOptOuts(userIds: readonly string[]): Promise<Map<string, HolderMailKind[]>>;
+  /** A person's holder mails turned off, in place of what they were; an empty list turns every one on. */
+  setMailOptOuts(userId: string, off: readonly HolderMailKind[], at: Date): Promise<void>;
   /** True the first time a key is claimed, false ever after: a notice is mailed once, by one core. */
   claimOnce(key: string, at: Date): Promise<boolean>;
 }

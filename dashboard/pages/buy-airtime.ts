@@ -15,6 +15,7 @@ import {
   formStart,
   formValues,
   newRequestId,
+  phoneField,
   submit,
   type Values,
 } from './buy-form.js';
@@ -27,17 +28,7 @@ const NETWORK_OPTIONS = [
 function airtimeForm(ctx: SignedInContext, values: Values, requestId: string, errors: FieldError[]): Promise<Answer> {
   const form = html`${formStart(ctx, '/buy/airtime', requestId)}
   ${select({ name: 'network', label: 'Network', options: NETWORK_OPTIONS, value: values.network ?? '', errors })}
-  ${field({
-    name: 'phone',
-    label: 'Phone number',
-    hint: '11 digits, for example 08031234567',
-    type: 'text',
-    inputmode: 'tel',
-    autocomplete: 'off',
-    value: values.phone ?? '',
-    width: 'input--medium',
-    errors,
-  })}
+  ${phoneField(values, errors)}
   ${field({
     name: 'amount',
     label: 'Amount of airtime, in Naira',

@@ -6,7 +6,7 @@ import type { GetPricesResponse } from '../../gen/prepaid/v1/holder_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { coreMode } from '../core-client.js';
 import { naira } from '../format.js';
-import { type FieldError, field } from '../layout.js';
+import type { FieldError } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
 import {
   afterPurchase,
@@ -16,22 +16,42 @@ import {
   formValues,
   groupedSelect,
   newRequestId,
+  phoneField,
   submit,
   type Values,
 } from './buy-form.js';
+import { PLAN_TYPE_NAMES, sizeText, validityText } from './labels.js';
 
+/**
+ * The plans grouped by network, then by how the market sells them (SME, corporate gifting,
+ * ...), since resellers choose a type before a size; each option says the size, how long it
+ * lasts and what the account pays. The core lists them cheapest first within a network.
+ */
 function planOptions(prices: GetPricesResponse, chosen: string): SafeHtml {
-  return html`<option value="">Choose a plan</option>${NETWORKS.map((network) => {
+  const groups: SafeHtml[] = [];
+  for (const network of NETWORKS) {
     const plans = prices.dataPlans.filter((plan) => plan.network === network);
-    if (plans.length === 0) return '';
-    return html`<optgroup label="${network.toUpperCase()}">${plans.map(
-      (plan) =>
-        html`<option value="${String(plan.planId)}"${
-          String(plan.planId) === chosen ? html` selected` : ''
-        }>${plan.label}${plan.validity ? `, ${plan.validity}` : ''}: you pay ${naira(plan.priceKobo)}</option>`,
-    )}</optgroup>`;
-  })}`;
+    const types = [...new Set(plans.map((plan) => plan.type))];
+    for (const type of types) {
+      const label = `${networkLabel(network)} \u2013 ${PLAN_TYPE_NAMES[type] ?? (type || 'Other')}`;
+      groups.push(
+        html`<optgroup label="${label}">${plans
+          .filter((plan) => plan.type === type)
+          .map(
+            (plan) =>
+              html`<option value="${String(plan.planId)}"${String(plan.planId) === chosen ? html` selected` : ''}>${
+                plan.sizeMb > 0 ? sizeText(plan.sizeMb) : plan.label
+              }, ${validityText(plan.validity, plan.validityDays) || 'validity not stated'}: you pay ${naira(
+                plan.priceKobo,
+              )}</option>`,
+          )}</optgroup>`,
+      );
+    }
+  }
+  return html`<option value="">Choose a plan</option>${groups}`;
 }
+
+const networkLabel = (network: string) => (network === '9mobile' ? '9mobile' : network.toUpperCase());
 
 async function dataForm(
   ctx: SignedInContext,
@@ -44,20 +64,11 @@ async function dataForm(
   ${groupedSelect(
     'plan_id',
     'Data plan',
-    'Plans are grouped by network; the price is what you pay.',
+    'Plans are grouped by network and by how they are sold; the price is what you pay.',
     planOptions(prices, values.plan_id ?? ''),
     errors,
   )}
-  ${field({
-    name: 'phone',
-    label: 'Phone number',
-    hint: '11 digits, for example 08031234567',
-    inputmode: 'tel',
-    autocomplete: 'off',
-    value: values.phone ?? '',
-    width: 'input--medium',
-    errors,
-  })}
+  ${phoneField(values, errors)}
   ${submit(ctx, 'Buy data')}`;
   return buyPage(
     ctx,

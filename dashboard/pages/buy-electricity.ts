@@ -4,11 +4,10 @@
  */
 import { DISCOS, METER_TYPES } from '../../core/domain/products.js';
 import { html } from '../../web/html.js';
-import { refusalOf } from '../../web/refusal.js';
 import { coreMode } from '../core-client.js';
 import { type FieldError, field, select } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
-import { customerList, customerRows, hiddenRows, rowsFromForm } from './buy-customer.js';
+import { carried, checkedHead, checkThen, rowsFromForm } from './buy-customer.js';
 import {
   afterPurchase,
   amountOf,
@@ -18,6 +17,7 @@ import {
   formStart,
   formValues,
   newRequestId,
+  phoneField,
   submit,
   type Values,
 } from './buy-form.js';
@@ -55,31 +55,26 @@ function meterForm(ctx: SignedInContext, values: Values, errors: FieldError[]): 
   );
 }
 
-async function checkMeter(ctx: SignedInContext): Promise<Answer> {
+function checkMeter(ctx: SignedInContext): Promise<Answer> {
   const values = formValues(ctx, ['disco', 'meter_number', 'meter_type']);
-  try {
-    const { customer } = await ctx.core.shop.verifyCustomer({
-      sessionToken: ctx.sessionToken,
-      check: {
-        disco: values.disco,
-        meterNumber: values.meter_number,
-        meterType: values.meter_type,
-        mode: coreMode(ctx.mode),
-      },
-    });
-    return electricityForm(ctx, values, customerRows(customer), newRequestId(), []);
-  } catch (error) {
-    const refusal = refusalOf(error);
-    if (refusal.kind !== 'invalid' && refusal.kind !== 'refused' && refusal.kind !== 'not_found') throw error;
-    const errors =
-      refusal.fields.size === 0
-        ? [{ field: 'meter_number', message: refusal.message }]
-        : [...refusal.fields].map(([name, message]) => ({
-            field: name === 'disco' ? 'disco' : (CORE_FIELDS[name] ?? 'meter_number'),
-            message,
-          }));
-    return meterForm(ctx, values, errors);
-  }
+  return checkThen(
+    async () =>
+      (
+        await ctx.core.shop.verifyCustomer({
+          sessionToken: ctx.sessionToken,
+          check: {
+            disco: values.disco,
+            meterNumber: values.meter_number,
+            meterType: values.meter_type,
+            mode: coreMode(ctx.mode),
+          },
+        })
+      ).customer,
+    (rows) => electricityForm(ctx, values, rows, newRequestId(), []),
+    (errors) => meterForm(ctx, values, errors),
+    (name) => (name === 'disco' ? 'disco' : (CORE_FIELDS[name] ?? 'meter_number')),
+    'meter_number',
+  );
 }
 
 function electricityForm(
@@ -89,19 +84,18 @@ function electricityForm(
   requestId: string,
   errors: FieldError[],
 ): Promise<Answer> {
-  const form = html`<h2>The meter</h2>
-${customerList([
-  ['Distribution company', (values.disco ?? '').toUpperCase()],
-  ['Meter number', values.meter_number ?? ''],
-  ['Meter type', values.meter_type ?? ''],
-  ...customer,
-])}
-<p><a href="${ctx.link('/buy/electricity')}">Not this meter? Check another</a></p>
+  const shown = [
+    ['Distribution company', (values.disco ?? '').toUpperCase()],
+    ['Meter number', values.meter_number ?? ''],
+    ['Meter type', values.meter_type ?? ''],
+    ...customer,
+  ] as const;
+  const form = html`${checkedHead(ctx, 'The meter', shown, {
+    path: '/buy/electricity',
+    text: 'Not this meter? Check another',
+  })}
 ${formStart(ctx, '/buy/electricity', requestId)}
-  <input type="hidden" name="disco" value="${values.disco ?? ''}">
-  <input type="hidden" name="meter_number" value="${values.meter_number ?? ''}">
-  <input type="hidden" name="meter_type" value="${values.meter_type ?? ''}">
-  ${hiddenRows(customer)}
+  ${carried(values, ['disco', 'meter_number', 'meter_type'], customer)}
   ${field({
     name: 'amount',
     label: 'Amount of electricity, in Naira',
@@ -111,16 +105,7 @@ ${formStart(ctx, '/buy/electricity', requestId)}
     width: 'input--short',
     errors,
   })}
-  ${field({
-    name: 'phone',
-    label: "Customer's phone number (optional)",
-    hint: 'For the biller\u2019s text message with the token.',
-    inputmode: 'tel',
-    autocomplete: 'off',
-    value: values.phone ?? '',
-    width: 'input--medium',
-    errors,
-  })}
+  ${phoneField(values, errors, "Customer's phone number (optional)", 'For the biller’s text message with the token, for example 0803 123 4567.')}
   ${submit(ctx, 'Pay for electricity')}`;
   return buyPage(ctx, 'Pay for electricity', html`Check the meter's owner below before paying.`, form, errors);
 }

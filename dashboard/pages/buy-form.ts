@@ -13,7 +13,7 @@ import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { coreMode } from '../core-client.js';
 import { naira } from '../format.js';
-import { type FieldError, formFields, isOwner, page } from '../layout.js';
+import { type FieldError, field, formFields, isOwner, page } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
 import { koboOfInput } from './funds.js';
 
@@ -32,6 +32,8 @@ export const CORE_FIELDS: Readonly<Record<string, string>> = {
   meter_number: 'meter_number',
   meter_type: 'meter_type',
   recipients: 'recipients',
+  months: 'months',
+  subscription_type: 'subscription_type',
   request_id: 'amount',
 };
 
@@ -88,6 +90,29 @@ export function submit(ctx: SignedInContext, label: string): SafeHtml {
     <a href="${ctx.link('/buy')}" class="link-button">Cancel</a>
   </div>
 </form>`;
+}
+
+/**
+ * The phone number field of every form: typed as people write numbers (spaces, dashes, +234),
+ * which the core reads into its 11-digit form (core/domain/phone-numbers.ts).
+ */
+export function phoneField(
+  values: Values,
+  errors: readonly FieldError[],
+  label = 'Phone number',
+  hint = 'For example 0803 123 4567 or +234 803 123 4567.',
+): SafeHtml {
+  return field({
+    name: 'phone',
+    label,
+    hint,
+    type: 'text',
+    inputmode: 'tel',
+    autocomplete: 'off',
+    value: values.phone ?? '',
+    width: 'input--medium',
+    errors: [...errors],
+  });
 }
 
 /** The amount a person typed, in kobo, or the form error that says how to write it. */

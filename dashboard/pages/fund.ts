@@ -22,6 +22,7 @@ import { coreMode } from '../core-client.js';
 import { isoTime, lagosTime, naira } from '../format.js';
 import { empty, type FieldError, field, formFields, isOwner, page, select } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
+import { type SimulateState, simulateForm, simulateRoute } from './fund-simulate.js';
 import { koboOfInput } from './funds.js';
 
 /** What the identity form sends back to itself after an error; never the number. */
@@ -64,6 +65,9 @@ const NOTICES: Readonly<Record<string, string>> = {
   pending: 'The provider is checking the identity; the account number appears here when it answers.',
   threshold: 'The low-balance threshold is saved.',
   'threshold-removed': 'The low-balance threshold is removed.',
+  transfer: 'The simulated transfer arrived: it is in the test balance and the credits below.',
+  'transfer-again': 'This form had already been sent: that transfer was credited once.',
+  'transfer-held': 'The simulated transfer was received but not credited; the credits below say why.',
 };
 
 function feeSentence(basisPoints: number, capKobo: bigint): string {
@@ -234,6 +238,7 @@ reference"><code>${c.providerReference}</code></td></tr>`,
 interface FormState {
   kyc?: { values: KycValues; errors: FieldError[] };
   threshold?: { value: string; errors: FieldError[] };
+  simulate?: SimulateState;
 }
 
 const PROVIDER_LABELS: Readonly<Record<string, string>> = {
@@ -270,7 +275,8 @@ async function fundPage(ctx: SignedInContext, state: FormState = {}): Promise<An
   const fee = funding.fee;
   const feeText = feeSentence(fee?.basisPoints ?? 0, fee?.capKobo ?? 0n);
   const below = funding.lowBalanceThresholdKobo > 0n && funding.balanceKobo < funding.lowBalanceThresholdKobo;
-  const errors = [...(state.kyc?.errors ?? []), ...(state.threshold?.errors ?? [])];
+  const errors = [...(state.kyc?.errors ?? []), ...(state.threshold?.errors ?? []), ...(state.simulate?.errors ?? [])];
+  const sandbox = test && isOwner(viewer) && active.some((a) => a.provider === 'sandbox');
   const identity = active[0] === undefined ? '' : `${active[0].kycKind.toUpperCase()} ending ${active[0].kycLast4}`;
   const accounts = !funding.transfersOpen
     ? html`<p class="inset" id="no-transfers">Bank transfers to this wallet are not set up on this platform \
@@ -306,7 +312,7 @@ account gives the identity the central bank requires; then they appear here.</p>
 ${
   test
     ? html`<p>Test mode has its own Sandbox Bank account: transfers to it are simulated (<code>npx prepaid \
-funding simulate-transfer</code>) and only ever reach the test balance.</p>`
+funding simulate-transfer</code>, or the form on this page) and only ever reach the test balance.</p>`
     : ''
 }
 ${
@@ -323,6 +329,7 @@ type="button" class="button button--secondary" data-copy="account-id" hidden>Cop
 </dl>
 ${refusalsNotice(funding.refusals, isOwner(viewer))}
 ${accounts}
+${sandbox ? simulateForm(ctx, state.simulate) : ''}
 <h2>Recent funding credits</h2>
 ${creditsTable(funding)}
 ${thresholdForm(ctx, funding.lowBalanceThresholdKobo, state.threshold?.value ?? '', state.threshold?.errors ?? [])}`;
@@ -344,6 +351,7 @@ ${thresholdForm(ctx, funding.lowBalanceThresholdKobo, state.threshold?.value ?? 
 }
 
 export const fundRoutes: Route[] = [
+  simulateRoute((ctx, simulate) => fundPage(ctx, { simulate })),
   {
     method: 'GET',
     path: '/fund',

@@ -10,6 +10,7 @@ import { keyFreezeRoutes } from './key-freeze.js';
 import { keyLimitRoutes } from './key-limits.js';
 import { keyRoutes } from './keys.js';
 import { compatTokenRoutes } from './keys-compat.js';
+import { mailSettingsRoutes } from './mail-settings.js';
 import { overviewRoutes } from './overview.js';
 import { passwordResetRoutes } from './password-reset.js';
 import { priceRoutes } from './prices.js';
@@ -48,4 +49,5 @@ export const routes: readonly Route[] = [
   ...userRoutes,
   ...accountRoutes,
   ...securityRoutes,
+  ...mailSettingsRoutes,
 ];

@@ -7,6 +7,7 @@ import {
   STATUS_WORDS as CONTRACT_STATUS_WORDS,
 } from '../../core/domain/words.js';
 import { Product, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
+import { html, type SafeHtml } from '../../web/html.js';
 
 export const PRODUCT_LABELS: Readonly<Record<Product, string>> = {
   [Product.UNSPECIFIED]: 'Any product',
@@ -37,3 +38,32 @@ export const STATUS_LABELS: Readonly<Record<TransactionStatus, string>> = {
 };
 
 export const STATUS_WORDS = orBlank<TransactionStatus>(CONTRACT_STATUS_WORDS);
+
+/** How resellers write the plan types. */
+export const PLAN_TYPE_NAMES: Readonly<Record<string, string>> = {
+  sme: 'SME',
+  sme2: 'SME2',
+  cg: 'Corporate gifting',
+  gifting: 'Gifting',
+  awoof: 'Awoof',
+  direct: 'Direct',
+};
+
+/** "500MB", "1.5GB"; a dash when the size is not known. */
+export function sizeText(sizeMb: number): string {
+  if (sizeMb <= 0) return '\u2014';
+  return sizeMb >= 1024 ? `${Number((sizeMb / 1024).toFixed(2))}GB` : `${sizeMb}MB`;
+}
+
+/** The plan's own validity text, with its days where the text does not say them. */
+export function validityText(validity: string, days: number): string {
+  if (days <= 0 || /\bdays?\b/i.test(validity)) return validity;
+  return `${validity} (${days} ${days === 1 ? 'day' : 'days'})`;
+}
+
+/** A transaction's status as a coloured tag, in words. */
+export function statusTag(status: TransactionStatus): SafeHtml {
+  const colour =
+    status === TransactionStatus.SUCCESS ? 'green' : status === TransactionStatus.PENDING ? 'yellow' : 'grey';
+  return html`<strong class="tag tag--${colour}">${STATUS_LABELS[status]}</strong>`;
+}

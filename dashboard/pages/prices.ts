@@ -10,6 +10,7 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { naira } from '../format.js';
 import { page } from '../layout.js';
 import type { Route } from '../route.js';
+import { PLAN_TYPE_NAMES, sizeText, validityText } from './labels.js';
 
 function percent(basisPoints: number): string {
   return `${(basisPoints / 100).toLocaleString('en-NG', { maximumFractionDigits: 2 })}%`;
@@ -103,25 +104,3 @@ whole, not page by page.</p>`;
     },
   },
 ];
-
-/** How resellers write the plan types. */
-const PLAN_TYPE_NAMES: Readonly<Record<string, string>> = {
-  sme: 'SME',
-  sme2: 'SME2',
-  cg: 'Corporate gifting',
-  gifting: 'Gifting',
-  awoof: 'Awoof',
-  direct: 'Direct',
-};
-
-/** "500MB", "1.5GB"; a dash when the size is not known. */
-function sizeText(sizeMb: number): string {
-  if (sizeMb <= 0) return '\u2014';
-  return sizeMb >= 1024 ? `${Number((sizeMb / 1024).toFixed(2))}GB` : `${sizeMb}MB`;
-}
-
-/** The plan's own validity text, with its days where the text does not say them. */
-function validityText(validity: string, days: number): string {
-  if (days <= 0 || /\bdays?\b/i.test(validity)) return validity;
-  return `${validity} (${days} ${days === 1 ? 'day' : 'days'})`;
-}

@@ -38,6 +38,7 @@ async function securityPage(
   const on = viewer.session.user?.totpEnabled === true;
   const errors = extra.errors ?? [];
   const body = html`<h1>Security</h1>
+<p>Which mails about the account's money you receive: <a href="/settings/mail">Mail settings</a>.</p>
 <h2>Two-step sign-in</h2>
 ${
   on

@@ -10,7 +10,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { HOLDER_PAGES } from '../../core/domain/paging.js';
 import { productOfWord, statusOfWord } from '../../core/domain/words.js';
 import type { TransactionFilterSchema } from '../../gen/prepaid/v1/holder_pb.js';
-import { Product, type Transaction, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
+import { type Product, type Transaction, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { asText, type TextCell } from '../../runtime/csv.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { formStatus } from '../../web/http.js';
@@ -20,7 +20,8 @@ import { dateOf, isoTime, lagosIso, lagosTime, naira } from '../format.js';
 import { empty, type FieldError, field, page, select } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
 import { streamCsv } from './csv.js';
-import { PRODUCT_LABELS, PRODUCT_WORDS, STATUS_LABELS, STATUS_WORDS } from './labels.js';
+import { PRODUCT_LABELS, PRODUCT_WORDS, STATUS_LABELS, STATUS_WORDS, statusTag } from './labels.js';
+import { receiptPage } from './receipt.js';
 import { lagosWallTime, nairaNumber, streamXlsx, type XlsxCell, type XlsxColumn } from './xlsx.js';
 
 /** Rows on one page of the list: the core's default. */
@@ -106,12 +107,6 @@ ${field({ name: 'request_id', label: 'Request ID', value: value('request_id'), e
 </div>
 </fieldset>
 </form>`;
-}
-
-function statusTag(status: TransactionStatus): SafeHtml {
-  const colour =
-    status === TransactionStatus.SUCCESS ? 'green' : status === TransactionStatus.PENDING ? 'yellow' : 'grey';
-  return html`<strong class="tag tag--${colour}">${STATUS_LABELS[status]}</strong>`;
 }
 
 /** What was bought, in a few words. */
@@ -202,124 +197,6 @@ ${next !== '' ? html`<a href="${ctx.link(`/transactions?${nextQuery.toString()}`
     kind: 'page',
     status: formStatus(errors),
     body: page({ title: test ? 'Test transactions' : 'Transactions', current: '/transactions', viewer, errors }, body),
-  };
-}
-
-function detailRow(label: string, value: SafeHtml | string): SafeHtml {
-  return html`<div><dt>${label}</dt><dd>${value === '' ? '—' : value}</dd></div>`;
-}
-
-/** What the page says after a purchase from the Buy pages (?bought=...). */
-const BOUGHT_NOTICES: Readonly<Record<string, string>> = {
-  new: 'Done. This page is the receipt of the purchase.',
-  again: 'This form had already been sent: this is the purchase it made, charged once.',
-  failed: 'The purchase did not go through. The charge was refunded in full, as shown below.',
-};
-
-/** What a status means for the person who just sold, in one sentence. */
-function statusSentence(t: Transaction): string {
-  switch (t.status) {
-    case TransactionStatus.PENDING:
-      return (
-        'Waiting for the network or biller to confirm. The charge stays on hold meanwhile: if the ' +
-        'purchase fails it is refunded in full, and if it went through it is confirmed here. Reload this page ' +
-        'to see the outcome.'
-      );
-    case TransactionStatus.FAILED:
-      return 'This purchase failed and nothing was delivered. The charge was refunded to the balance in full.';
-    case TransactionStatus.REVERSED:
-      return 'The provider reversed this purchase after delivering it. The charge was refunded to the balance in full.';
-    default:
-      return '';
-  }
-}
-
-async function detailPage(ctx: SignedInContext): Promise<Answer> {
-  const mode = coreMode(ctx.mode);
-  const reference = ctx.params[0] ?? '';
-  const { transaction: t } = await ctx.core.holder.getTransaction({ sessionToken: ctx.sessionToken, reference, mode });
-  if (t === undefined) throw new Error('GetTransaction answered without a transaction');
-  const { entries } = await ctx.core.shop.listPurchaseEntries({
-    sessionToken: ctx.sessionToken,
-    reference: t.reference,
-    mode,
-  });
-  const refund = entries.find((entry) => entry.kind === 'refund');
-  const sentence = statusSentence(t);
-  const token = t.token
-    ? html`<code class="token" id="token">${t.token}</code> <button type="button" class="button \
-button--secondary button--small" data-copy="token" hidden>Copy token</button>`
-    : t.status === TransactionStatus.PENDING
-      ? 'Not yet: it is shown here once the biller confirms.'
-      : '';
-  const notice = BOUGHT_NOTICES[ctx.url.searchParams.get('bought') ?? ''];
-  const body = html`<p class="no-print"><a href="${ctx.link('/transactions')}" class="back-link">Back to \
-transactions</a></p>
-<h1>${ctx.mode === 'test' ? 'Test transaction' : 'Transaction'} <code class="break">${t.reference}</code></h1>
-${
-  sentence
-    ? html`<p class="${
-        t.status === TransactionStatus.PENDING ? 'inset inset--pending' : 'inset'
-      }" role="status">${sentence}</p>`
-    : ''
-}
-<dl class="summary-list receipt">
-${detailRow('Reference', html`<code>${t.reference}</code>`)}
-${detailRow('Status', statusTag(t.status))}
-${detailRow('Product', PRODUCT_LABELS[t.product])}
-${detailRow('Service', t.service.toUpperCase())}
-${detailRow('Recipient', t.recipient)}
-${t.planLabel ? detailRow('Plan', t.planLabel) : ''}
-${t.packageCode ? detailRow('Package', t.packageCode) : ''}
-${t.meterType ? detailRow('Meter type', t.meterType) : ''}
-${t.product === Product.ELECTRICITY ? detailRow('Token', token) : ''}
-${t.product === Product.ELECTRICITY ? detailRow('Units', t.units) : ''}
-${
-  t.kctTokens.length > 0
-    ? detailRow(
-        'Key-change tokens (enter first)',
-        html`<code class="token" id="kct-tokens">${t.kctTokens.join(' then ')}</code>`,
-      )
-    : ''
-}
-${
-  t.bonusTokens.length > 0
-    ? detailRow('Bonus tokens', html`<code class="token" id="bonus-tokens">${t.bonusTokens.join(', ')}</code>`)
-    : ''
-}
-${
-  t.smsPages > 0
-    ? detailRow('SMS sent', `${t.smsSent} recipients, ${t.smsPages} page${t.smsPages === 1 ? '' : 's'}`)
-    : ''
-}
-${detailRow('Amount', naira(t.faceValueKobo))}
-${detailRow('Charged', naira(t.chargedKobo))}
-${detailRow('Balance after the charge', naira(t.balanceAfterKobo))}
-${
-  refund
-    ? detailRow('Refunded', html`<strong>+${naira(refund.amountKobo)}</strong> on ${lagosTime(refund.createdAt)}`)
-    : ''
-}
-${refund ? detailRow('Balance after the refund', naira(refund.balanceAfterKobo)) : ''}
-${refund ? detailRow('Cost of this purchase', naira(t.chargedKobo - refund.amountKobo)) : ''}
-${t.failureReason ? detailRow('Why it failed', t.failureReason) : ''}
-${detailRow('Request ID', t.requestId)}
-${detailRow('Created', lagosTime(t.createdAt))}
-${detailRow('Last changed', lagosTime(t.updatedAt))}
-</dl>
-<p class="no-print"><button type="button" class="button button--secondary" data-print hidden>Print \
-receipt</button></p>`;
-  return {
-    kind: 'page',
-    body: page(
-      {
-        title: `Transaction ${t.reference}`,
-        current: '/transactions',
-        viewer: ctx.viewer,
-        ...(notice ? { notice } : {}),
-      },
-      body,
-    ),
   };
 }
 
@@ -526,6 +403,6 @@ export const transactionRoutes: Route[] = [
     name: 'transaction',
     signedIn: true,
     testMode: true,
-    handler: detailPage,
+    handler: receiptPage,
   },
 ];

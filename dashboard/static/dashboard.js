@@ -1,6 +1,7 @@
 // The developer area's only script. Every page works without it; it only adds copy buttons
 // and a print button (which stay hidden without it), a confirmation before forms that cannot be
-// undone, and one sending per click of a purchase form.
+// undone, one sending per click of a purchase form, and on a phone the sections scrolled so the
+// current one is in view.
 
 document.addEventListener('DOMContentLoaded', () => {
   for (const button of document.querySelectorAll('button[data-copy]')) {
@@ -46,6 +47,19 @@ document.addEventListener('DOMContentLoaded', () => {
   }
 
   // The error summary takes the focus, so keyboard and screen-reader users hear it first.
+  // On a phone the sections scroll sideways under a fade: the current one is brought to the
+  // middle of the band, so a section far down the list (Buy, Webhooks) is not hidden off its end.
+  // Again when the window changes width (a phone turned), since the band's width changes with it.
+  const nav = document.querySelector('.site-nav');
+  const here = nav?.querySelector('a[aria-current="page"]');
+  const showCurrent = () => {
+    if (!nav || !here || nav.scrollWidth <= nav.clientWidth) return;
+    const offset = here.getBoundingClientRect().left - nav.getBoundingClientRect().left;
+    nav.scrollLeft += offset - (nav.clientWidth - here.offsetWidth) / 2;
+  };
+  showCurrent();
+  window.addEventListener('resize', showCurrent);
+
   const summary = document.querySelector('.error-summary');
   if (summary) summary.focus();
 });

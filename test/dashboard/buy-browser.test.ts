@@ -79,7 +79,8 @@ flow(
     await page.getByRole('link', { name: 'Airtime' }).click();
     await snap(page, 'buy-airtime');
     await page.getByLabel('Network').selectOption('mtn');
-    await page.getByLabel('Phone number').fill('08031234567');
+    // Typed as people write numbers: the core reads it into its 11-digit form.
+    await page.getByLabel('Phone number').fill('0803 123 4567');
     await page.getByLabel('Amount of airtime, in Naira').fill('500');
     // What the browser would send again on a resubmission: the same fields, the same request id.
     const sent = await page.evaluate(() =>
@@ -100,6 +101,7 @@ flow(
     const { transaction } = await state.core.purchase.getTransaction({ accountId: state.accountId, reference });
     assert.is(transaction?.chargedKobo, charged, 'charged the price the core computed, once');
     assert.is(transaction?.faceValueKobo, 50_000n);
+    assert.is(transaction?.recipient, '08031234567', 'the spaced number was bought for as the one number');
     await snap(page, 'buy-receipt');
 
     await page.reload();
@@ -177,11 +179,18 @@ flow('a form error is a form error: nothing is bought, and the corrected form bu
 flow('data: a plan chosen from the list at its price', async (state) => {
   const { dashboard, page } = state;
   await page.goto(`${dashboard.url}/buy/data`);
+  const groups = await page
+    .locator('#plan_id optgroup')
+    .evaluateAll((all) => all.map((g) => (g as HTMLOptGroupElement).label));
+  assert.ok(groups.includes('MTN \u2013 SME') && groups.includes('MTN \u2013 Corporate gifting'), groups.join(', '));
+  assert.ok(groups.indexOf('MTN \u2013 SME') < groups.indexOf('GLO \u2013 Gifting'), 'grouped by network first');
+  const sme = page.locator('optgroup[label="MTN \u2013 SME"] option').first();
+  assert.match((await sme.textContent()) ?? '', /^500MB, 7 days: you pay ₦\d/, 'size, validity and price');
   const plan = page.locator('#plan_id option[value]:not([value=""])').first();
   const planId = await plan.getAttribute('value');
   assert.ok(planId, 'the core lists plans');
   await page.getByLabel('Data plan').selectOption(planId!);
-  await page.getByLabel('Phone number').fill('08031230001');
+  await page.getByLabel('Phone number').fill('0803-123-0001');
   await page.getByRole('button', { name: 'Buy data' }).click();
   await page.waitForURL(/\?bought=new$/);
   const { transaction } = await state.core.purchase.getTransaction({
@@ -189,6 +198,7 @@ flow('data: a plan chosen from the list at its price', async (state) => {
     reference: referenceIn(page.url()),
   });
   assert.is(String(transaction?.planId), planId);
+  assert.is(transaction?.recipient, '08031230001', 'a dashed number too');
   await page.reload();
   assert.match(await mainText(page), 'Successful');
 });
@@ -241,7 +251,8 @@ flow('cable TV: the smart card is checked first, then a package of that provider
   const option = page.locator('#package_code option:not([value=""])').first();
   const code = await option.getAttribute('value');
   assert.ok(code);
-  await page.getByLabel('Package').selectOption(code!);
+  await page.getByLabel('Change to another package, chosen below').check();
+  await page.getByLabel('Package to change to').selectOption(code!);
   await page.getByRole('button', { name: 'Pay for cable TV' }).click();
   await page.waitForURL(/\?bought=new$/);
   const { transaction } = await state.core.purchase.getTransaction({
@@ -250,6 +261,56 @@ flow('cable TV: the smart card is checked first, then a package of that provider
   });
   assert.is(transaction?.packageCode, code);
   assert.is(transaction?.service, 'gotv');
+});
+
+flow('cable TV: DStv renewed for 2 months at the renewal amount the check showed', async (state) => {
+  const { dashboard, page } = state;
+  await page.goto(`${dashboard.url}/buy/cable`);
+  await page.getByLabel('Provider').selectOption('dstv');
+  await page.getByLabel('Smart card or IUC number').fill('1023456789');
+  await page.getByRole('button', { name: 'Check the smart card' }).click();
+  const renewalText = (await page.locator('dt:has-text("Renewal amount") + dd').textContent()) ?? '';
+  const renewalKobo = BigInt(Math.round(Number(renewalText.replace(/[^\d.]/g, '')) * 100));
+  assert.ok(renewalKobo > 0n, `the check shows a renewal amount (${renewalText})`);
+  const renew = page.getByLabel(/^Renew DStv/);
+  assert.ok(await renew.isChecked(), 'renewing the current package is the first choice');
+  assert.match((await page.locator('label[for="subscription_type-renew"]').textContent()) ?? '', renewalText);
+  await page.getByLabel('Months to pay for').selectOption('2');
+  await snap(page, 'buy-cable-renew');
+  await page.getByRole('button', { name: 'Pay for cable TV' }).click();
+  await page.waitForURL(/\?bought=new$/);
+  const { transaction } = await state.core.purchase.getTransaction({
+    accountId: state.accountId,
+    reference: referenceIn(page.url()),
+  });
+  assert.is(transaction?.subscriptionType, 'renew');
+  assert.is(transaction?.months, 2);
+  assert.is(transaction?.faceValueKobo, renewalKobo * 2n, 'two months at the renewal amount shown');
+});
+
+flow('cable TV: changing a GOtv package is the package chosen, and StarTimes offers no months', async (state) => {
+  const { dashboard, page } = state;
+  await page.goto(`${dashboard.url}/buy/cable`);
+  await page.getByLabel('Provider').selectOption('gotv');
+  await page.getByLabel('Smart card or IUC number').fill('7023456700');
+  await page.getByRole('button', { name: 'Check the smart card' }).click();
+  await page.getByLabel('Change to another package, chosen below').check();
+  await page.getByLabel('Package to change to').selectOption('GOTV MAX');
+  await page.getByRole('button', { name: 'Pay for cable TV' }).click();
+  await page.waitForURL(/\?bought=new$/);
+  const { transaction } = await state.core.purchase.getTransaction({
+    accountId: state.accountId,
+    reference: referenceIn(page.url()),
+  });
+  assert.is(transaction?.packageCode, 'GOTV MAX');
+  assert.is(transaction?.months, 1);
+
+  await page.goto(`${dashboard.url}/buy/cable`);
+  await page.getByLabel('Provider').selectOption('startimes');
+  await page.getByLabel('Smart card or IUC number').fill('0123456789');
+  await page.getByRole('button', { name: 'Check the smart card' }).click();
+  assert.is(await page.locator('#months').count(), 0, 'StarTimes is paid a month at a time');
+  assert.is(await page.locator('input[name="subscription_type"][type="radio"]').count(), 0);
 });
 
 flow('bulk SMS: recipients as typed, each charged once', async (state) => {
@@ -276,10 +337,11 @@ flow('test mode: the same page spends the test wallet only', async (state) => {
   await page.goto(`${dashboard.url}/test/buy/airtime`);
   assert.is(await page.locator('.test-banner').count(), 1);
   await page.getByLabel('Network').selectOption('mtn');
-  await page.getByLabel('Phone number').fill('08031234567');
+  await page.getByLabel('Phone number').fill('+2348031234567');
   await page.getByLabel('Amount of airtime, in Naira').fill('100');
   await page.getByRole('button', { name: 'Buy airtime' }).click();
   await page.waitForURL(/\/test\/transactions\/[^?]+\?bought=new$/);
+  assert.match(await mainText(page), '08031234567', 'and one with +234');
   assert.is(await balance(state), live, 'the live balance is untouched');
   assert.ok((await balance(state, Mode.TEST)) < 100_000n);
 });

@@ -79,3 +79,5 @@ export const COMPAT_COLLECTIONS = { tokens: 'compat_tokens', aliases: 'plan_alia
 export const COMPAT_CALLBACKS_COLLECTION = 'compat_callbacks';
 /** Identity levels (levels.ts): each level's limits, the credits held over them, the holders' requests; step 35. */
 export const KYC_COLLECTIONS = { levels: 'kyc_levels', holds: 'kyc_holds', requests: 'kyc_requests' } as const;
+/** The holder mails each person turned off (mail.ts), one document a person; created by step 36. */
+export const MAIL_OPT_OUTS_COLLECTION = 'mail_opt_outs';

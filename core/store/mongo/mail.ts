@@ -1,9 +1,10 @@
 /** Password reset links and the notices already mailed, on MongoDB. */
 import { type Collection, MongoServerError } from 'mongodb';
+import type { HolderMailKind } from '../../domain/holder-mail.js';
 import type { PasswordResetRecord } from '../../domain/records.js';
 import { requireLimit } from '../bounds.js';
 import type { NoticeStore, PasswordResetStore } from '../port.js';
-import { MAIL_COLLECTIONS } from './collections.js';
+import { MAIL_COLLECTIONS, MAIL_OPT_OUTS_COLLECTION } from './collections.js';
 import type { MongoContext } from './context.js';
 import { DUPLICATE_KEY_CODE } from './errors.js';
 import { eventCollections, eventFromDoc } from './events.js';
@@ -70,8 +71,41 @@ export function createPasswordResetStore(ctx: MongoContext): PasswordResetStore 
   };
 }
 
+interface OptOutDoc {
+  /** The user id. */
+  _id: string;
+  off: HolderMailKind[];
+  at: Date;
+}
+
 export function createNoticeStore(ctx: MongoContext): NoticeStore {
+  const optOuts = (): Collection<OptOutDoc> => {
+    ctx.live();
+    return ctx.db.collection<OptOutDoc>(MAIL_OPT_OUTS_COLLECTION);
+  };
   return {
+    async walletMoneySince(since, limit) {
+      requireLimit(limit);
+      const docs = await eventCollections(ctx)
+        .events.find({
+          type: { $in: ['wallet.credited', 'wallet.debited'] },
+          mode: 'live',
+          created_at: { $gte: since },
+        })
+        .sort({ created_at: 1, _id: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(eventFromDoc);
+    },
+    async mailOptOuts(userIds) {
+      const docs = await optOuts()
+        .find({ _id: { $in: [...new Set(userIds)] } })
+        .toArray();
+      return new Map(docs.filter((doc) => doc.off.length > 0).map((doc) => [doc._id, doc.off]));
+    },
+    async setMailOptOuts(userId, off, at) {
+      await optOuts().updateOne({ _id: userId }, { $set: { off: [...new Set(off)], at } }, { upsert: true });
+    },
     async lowBalanceSince(since, limit) {
       requireLimit(limit);
       const docs = await eventCollections(ctx)

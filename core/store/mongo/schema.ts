@@ -32,6 +32,7 @@ import {
   KEY_VELOCITY_COLLECTION,
   KYC_COLLECTIONS,
   MAIL_COLLECTIONS,
+  MAIL_OPT_OUTS_COLLECTION,
   MEMBERSHIPS_COLLECTION,
   PEOPLE_COLLECTIONS,
   PLAN_CODES_COLLECTION,
@@ -607,6 +608,17 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
         },
         { name: 'kyc_requests_by_account', key: { account_id: 1, created_at: -1 } },
         { name: 'kyc_requests_by_status', key: { status: 1, created_at: 1, _id: 1 } },
+      ]);
+    },
+  },
+  {
+    version: 36,
+    description: "holders' mail choices: the mails a person turned off; the wallet mails' events by time",
+    // One document a person (_id the user id); the wallet mails read live credits and debits by time.
+    async apply(target) {
+      await createMissingCollections(target, [MAIL_OPT_OUTS_COLLECTION], {});
+      await target.createIndexes(EVENT_COLLECTIONS.events, [
+        { name: 'events_wallet_money', key: { type: 1, mode: 1, created_at: 1 } },
       ]);
     },
   },

@@ -1,6 +1,7 @@
-/** Password reset links and the notices already mailed, on SQLite. */
+/** Password reset links, the notices already mailed and the mails each person turned off, on SQLite. */
 import type Database from 'better-sqlite3';
 import type { EventRecord } from '../../domain/events.js';
+import type { HolderMailKind } from '../../domain/holder-mail.js';
 import type { PasswordResetRecord } from '../../domain/records.js';
 import { requireLimit } from '../bounds.js';
 import type { NoticeStore, PasswordResetStore } from '../port.js';
@@ -76,6 +77,19 @@ export function createNoticeStore(db: Database.Database): NoticeStore {
     `SELECT * FROM events WHERE type = 'wallet.low_balance' AND mode = 'live' AND created_at >= @since
      ORDER BY created_at, seq LIMIT @limit`,
   );
+  const walletMoney = db.prepare<{ since: number; limit: number }, EventRow>(
+    `SELECT * FROM events WHERE type IN ('wallet.credited', 'wallet.debited') AND mode = 'live'
+     AND created_at >= @since ORDER BY created_at, seq LIMIT @limit`,
+  );
+  const optOutsOf = db.prepare<[string], { kind: HolderMailKind }>('SELECT kind FROM mail_opt_outs WHERE user_id = ?');
+  const clearOptOuts = db.prepare<[string]>('DELETE FROM mail_opt_outs WHERE user_id = ?');
+  const addOptOut = db.prepare<{ user_id: string; kind: string; at: number }>(
+    'INSERT INTO mail_opt_outs (user_id, kind, at) VALUES (@user_id, @kind, @at)',
+  );
+  const setOptOuts = db.transaction((userId: string, off: readonly HolderMailKind[], at: number) => {
+    clearOptOuts.run(userId);
+    for (const kind of new Set(off)) addOptOut.run({ user_id: userId, kind, at });
+  });
   const claim = db.prepare<{ notice_key: string; at: number }>(
     'INSERT INTO notices_sent (notice_key, sent_at) VALUES (@notice_key, @at) ON CONFLICT (notice_key) DO NOTHING',
   );
@@ -83,6 +97,21 @@ export function createNoticeStore(db: Database.Database): NoticeStore {
     async lowBalanceSince(since, limit): Promise<EventRecord[]> {
       requireLimit(limit);
       return lowBalance.all({ since: toMs(since), limit }).map(eventFromRow);
+    },
+    async walletMoneySince(since, limit): Promise<EventRecord[]> {
+      requireLimit(limit);
+      return walletMoney.all({ since: toMs(since), limit }).map(eventFromRow);
+    },
+    async mailOptOuts(userIds) {
+      const found = new Map<string, HolderMailKind[]>();
+      for (const userId of new Set(userIds)) {
+        const kinds = optOutsOf.all(userId).map((row) => row.kind);
+        if (kinds.length > 0) found.set(userId, kinds);
+      }
+      return found;
+    },
+    async setMailOptOuts(userId, off, at) {
+      setOptOuts(userId, off, toMs(at));
     },
     async claimOnce(key, at) {
       return claim.run({ notice_key: key, at: toMs(at) }).changes === 1;

@@ -15,6 +15,7 @@ import { BUSINESS_MIGRATIONS } from './migrations-business.js';
 import { COMPAT_MIGRATIONS } from './migrations-compat.js';
 import { CONTROLS_MIGRATIONS } from './migrations-controls.js';
 import { LEVELS_MIGRATIONS } from './migrations-levels.js';
+import { MAIL_MIGRATIONS } from './migrations-mail.js';
 import { MONEY_MIGRATIONS } from './migrations-money.js';
 import { PEOPLE_AND_EVENTS_MIGRATIONS } from './migrations-people.js';
 import { SIGN_UP_MIGRATIONS } from './migrations-sign-up.js';
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly Migration[] = [
   ...SIGN_UP_MIGRATIONS,
   ...COMPAT_MIGRATIONS,
   ...LEVELS_MIGRATIONS,
+  ...MAIL_MIGRATIONS,
 ];
 
 /** The schema version this code writes. */

@@ -186,6 +186,7 @@ books(
         'DROP TABLE float_readings; DROP TABLE sign_ups; DROP TABLE plan_aliases; DROP TABLE compat_tokens; DROP TABLE compat_callbacks; ' +
         'DROP TABLE kyc_holds; DROP TABLE kyc_requests; DROP TABLE kyc_levels; ' +
         'ALTER TABLE accounts DROP COLUMN kyc_level; ALTER TABLE accounts DROP COLUMN kyc_inflow_kobo; ' +
+        'DROP TABLE mail_opt_outs; DROP INDEX events_wallet_money; ' +
         'ALTER TABLE accounts DROP COLUMN email_verified_at; ALTER TABLE accounts DROP COLUMN phone_verified_at;',
     );
     db.pragma('user_version = 34');

@@ -2599,6 +2599,25 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       ...overrides,
     });
 
+    it("a person's turned-off holder mails are kept in place of the last, and read for several people", async (h) => {
+      const accountId = await h.account();
+      const [ada, obi] = [user(h), user(h, { email: `${h.unique('obi')}@example.com` })];
+      for (const person of [ada, obi]) {
+        const inv = invitation(h, accountId, person.email, { role: 'owner' });
+        await h.store.people.insertInvitation(inv);
+        await h.store.people.acceptInvitation(inv.tokenHash, person);
+      }
+      assert.equal(await h.store.notices.mailOptOuts([ada.userId, obi.userId]), new Map());
+      await h.store.notices.setMailOptOuts(ada.userId, ['wallet_credited', 'wallet_debited'], at(1));
+      await h.store.notices.setMailOptOuts(obi.userId, ['api_access_approved'], at(1));
+      await h.store.notices.setMailOptOuts(ada.userId, ['wallet_debited'], at(2));
+      const read = await h.store.notices.mailOptOuts([ada.userId, obi.userId, ada.userId]);
+      assert.equal(read.get(ada.userId), ['wallet_debited'], 'the last choice, not both');
+      assert.equal(read.get(obi.userId), ['api_access_approved']);
+      await h.store.notices.setMailOptOuts(obi.userId, [], at(3));
+      assert.is((await h.store.notices.mailOptOuts([obi.userId])).has(obi.userId), false, 'every mail on again');
+    });
+
     it('an invitation is accepted once: the user is written and the invitation marked used', async (h) => {
       const accountId = await h.account();
       const invited = user(h);
@@ -4504,6 +4523,22 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.notices.claimOnce(key, at(1)), true);
       assert.is(await h.store.notices.claimOnce(key, at(2)), false);
       assert.is(await h.store.notices.claimOnce(h.unique('low_balance:evt'), at(3)), true);
+    });
+
+    it("lists the live wallet's credits and manual debits since a time, and no test wallet's", async (h) => {
+      const accountId = await h.account(30_000);
+      await h.creditTest(accountId, 30_000);
+      const ours = (await h.store.notices.walletMoneySince(new Date(0), 1_000)).filter(
+        (e) => e.accountId === accountId,
+      );
+      assert.ok(ours.length > 0, "the account's live credit");
+      assert.ok(
+        ours.every((e) => e.mode === 'live' && (e.type === 'wallet.credited' || e.type === 'wallet.debited')),
+        ours.map((e) => `${e.type} ${e.mode}`).join(', '),
+      );
+      const after = new Date(ours.at(-1)!.createdAt.getTime() + 1);
+      const later = (await h.store.notices.walletMoneySince(after, 1_000)).filter((e) => e.accountId === accountId);
+      assert.is(later.length, 0);
     });
 
     it('lists live low-balance events since a time, oldest first, and no other event', async (h) => {

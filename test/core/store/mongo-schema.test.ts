@@ -35,6 +35,7 @@ import {
   KYC_COLLECTIONS,
   LEDGER_BY_ACCOUNT_INDEX,
   MAIL_COLLECTIONS,
+  MAIL_OPT_OUTS_COLLECTION,
   MEMBERSHIPS_COLLECTION,
   MEMBERSHIPS_FROM_USERS,
   MissingValidatorError,
@@ -176,6 +177,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       ...Object.values(COMPAT_COLLECTIONS),
       COMPAT_CALLBACKS_COLLECTION,
       ...Object.values(KYC_COLLECTIONS),
+      MAIL_OPT_OUTS_COLLECTION,
     ]),
   );
   assert.ok(db.indexes.get(KYC_COLLECTIONS.requests)?.has('kyc_requests_one_open'), 'one open level request');

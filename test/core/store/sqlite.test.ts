@@ -498,8 +498,13 @@ sqlite('step 25 rebuilds the ledger, events and proposals keeping every row, ind
   assert.equal(rows(), later, 'every row is kept, with its ids and seq');
   assert.equal(
     shape().map((o) => o.name),
-    [...objects.map((o) => o.name), 'ledger_manual_debit_reference', 'proposals_reference'].sort(),
-    "every index and trigger again, the manual debits' reference index, and step 29's of proposals",
+    [
+      ...objects.map((o) => o.name),
+      'ledger_manual_debit_reference',
+      'proposals_reference',
+      'events_wallet_money',
+    ].sort(),
+    "every index and trigger again, the manual debits' reference index, step 29's of proposals and step 42's of events",
   );
   assert.throws(() => db.prepare('DELETE FROM ledger_entries').run(), /ledger entries are immutable/);
   assert.throws(() => db.prepare('DELETE FROM events').run(), /events are kept/);

@@ -1,19 +1,12 @@
-/**
- * Finding an account (by id, a user's email, a public key, a virtual account number, a
- * transaction reference, or a part of its name) and its page: balance, tier, keys without secrets, users,
- * webhooks, the newest
- * transactions and ledger entries of the live wallet.
- */
-import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import { formatNaira, kobo } from '../../core/domain/money.js';
 import { html } from '../../web/html.js';
 import { page } from '../layout.js';
 import type { Route } from '../route.js';
+import { when } from '../time.js';
 import { suspensionSection } from './suspension.js';
 import { webhooksStateSection } from './webhooks-state.js';
 
 const naira = (amountKobo: bigint) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
-const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
 /** Longest query passed on; the core takes exact values or part of a name, none of them long. */
 const MAX_QUERY_CHARS = 128;
 

@@ -1,11 +1,3 @@
-/**
- * The attention queue (the first page) and what can be done from it: re-query a pending
- * purchase, resolve it as delivered with a note, propose it failed (a refund that needs a
- * second person), decide upgrade requests, propose or reject an unmatched inflow's
- * assignment, approve or refuse open proposals, unfreeze a frozen key pair, and mark a
- * reconciliation finding resolved. Every action is the core's to allow.
- */
-import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import { formatNaira, kobo, parseNaira } from '../../core/domain/money.js';
 import { STATUS_WORDS } from '../../core/domain/words.js';
 import type { ReconcileFinding } from '../../gen/prepaid/v1/admin_pb.js';
@@ -14,6 +6,7 @@ import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
 import type { Answer, PageContext, Route, SignedInContext } from '../route.js';
+import { when } from '../time.js';
 import {
   answersList,
   attemptsTable,
@@ -25,7 +18,6 @@ import {
 } from './queue-more.js';
 
 const naira = (amountKobo: bigint | number) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
-const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
 
 /** The contract's status words, but "delivered" for success, as staff say it. */
 const STATUS_NAMES: Readonly<Record<TransactionStatus, string | null>> = {

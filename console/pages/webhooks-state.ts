@@ -1,13 +1,6 @@
-/**
- * An account's webhooks on its console page: each mode's destination, its
- * newest delivery and its backlog, as the core tells them. Every value is the holder's or the
- * receiver's text, so everything goes through the escaping template.
- */
-import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import type { AccountWebhookState } from '../../gen/prepaid/v1/console_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
-
-const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
+import { when } from '../time.js';
 
 function lastDelivery(w: AccountWebhookState): SafeHtml | string {
   if (w.lastDelivery === '') return 'none yet';

@@ -16,6 +16,7 @@ export interface StaffViewer {
 const NAV: ReadonlyArray<readonly [string, string, (readonly string[])?]> = [
   ['/', 'Attention'],
   ['/accounts', 'Accounts'],
+  ['/transactions', 'Transactions'],
   ['/blocklist', 'Blocked numbers'],
   ['/credit', 'Propose a credit'],
   ['/debit', 'Propose a debit'],

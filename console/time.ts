@@ -39,3 +39,22 @@ export function accountLink(accountId: string, names: Readonly<Record<string, st
     ? html`<a href="${href}">${accountId}</a>`
     : html`<a href="${href}">${shown}</a> <span class="id">${accountId}</span>`;
 }
+
+const LAGOS_OFFSET_MS = 3_600_000;
+
+/**
+ * A Lagos wall time as typed in a form ("2026-12-02" is its midnight, "2026-12-02T09:30" a
+ * datetime-local field) as the instant it names; undefined when empty or not such a time.
+ */
+export function lagosInput(text: string): Date | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}))?$/.exec(text.trim());
+  if (match === null) return undefined;
+  const [, y, mo, d, h = '0', mi = '0'] = match;
+  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi)) - LAGOS_OFFSET_MS;
+  return Number.isNaN(ms) ? undefined : new Date(ms);
+}
+
+/** An instant as a datetime-local field's value in Lagos time ("2026-12-02T09:30"). */
+export function lagosInputValue(date: Date): string {
+  return new Date(date.getTime() + LAGOS_OFFSET_MS).toISOString().slice(0, 16);
+}

@@ -12,6 +12,7 @@ import { settingsRoutes } from './settings.js';
 import { signInRoutes } from './sign-in.js';
 import { staffRoutes } from './staff.js';
 import { suspensionRoutes } from './suspension.js';
+import { transactionRoutes } from './transactions.js';
 
 export const routes: readonly Route[] = [
   ...signInRoutes,
@@ -26,4 +27,5 @@ export const routes: readonly Route[] = [
   ...booksRoutes,
   ...suspensionRoutes,
   ...blocklistRoutes,
+  ...transactionRoutes,
 ];

@@ -2,7 +2,7 @@ import { formatNaira, kobo } from '../../core/domain/money.js';
 import type { ReconcileFinding, UpstreamAttempt, UpstreamHealth } from '../../gen/prepaid/v1/admin_pb.js';
 import type { ClockJump, FailingWebhook, OperationsAlert, UpstreamAnswer } from '../../gen/prepaid/v1/console_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
-import { when } from '../time.js';
+import { accountLink, when } from '../time.js';
 
 const naira = (amountKobo: bigint) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
 
@@ -33,14 +33,17 @@ export function answersList(answers: readonly UpstreamAnswer[]): SafeHtml {
   )}</div>`;
 }
 
-export function failingWebhooksSection(list: readonly FailingWebhook[]): SafeHtml {
+export function failingWebhooksSection(
+  list: readonly FailingWebhook[],
+  names: Readonly<Record<string, string>>,
+): SafeHtml {
   return html`<section><h2>Webhook endpoints failing for over a day (${list.length})</h2>
 ${
   list.length === 0
     ? html`<p>None.</p>`
     : list.map(
         (d) => html`<div class="item" data-webhook="${d.accountId}:${d.mode}">
-<dl><dt>Account</dt><dd><a href="/accounts/${encodeURIComponent(d.accountId)}">${d.accountId}</a></dd><dt>Mode</dt>\
+<dl><dt>Account</dt><dd>${accountLink(d.accountId, names)}</dd><dt>Mode</dt>\
 <dd>${d.mode}</dd>
 <dt>Undelivered since</dt><dd>${when(d.oldestCreatedAt)}</dd><dt>Events waiting</dt><dd>${d.undelivered}</dd>
 <dt>Last answer</dt><dd>${d.lastStatus === 0 ? 'none' : `HTTP ${d.lastStatus}`}${

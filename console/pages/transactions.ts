@@ -6,7 +6,7 @@
  * actions wherever it is, not only from the queue: re-query, resolve as delivered, propose it
  * failed (pending) or a refund (delivered). The core decides who may do each.
  */
-import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { PRODUCT_WORDS, productOfWord, STATUS_WORDS, statusOfWord } from '../../core/domain/words.js';
 import type { Transaction } from '../../gen/prepaid/v1/types_pb.js';
 import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
@@ -132,7 +132,7 @@ async function transactionPage(ctx: SignedInContext): Promise<Answer> {
 <section><h2>Evidence</h2>${attemptsTable(d.upstreamAttempts)}${answersList(d.upstreamAnswers)}</section>
 <section><h2>Events and webhook deliveries</h2>${
     d.events.length === 0
-      ? html`<p>No event about it among the account's newest 2,000 (a pending purchase has none yet).</p>`
+      ? html`<p>No event about it among the account's newest 1,000 (a pending purchase has none yet).</p>`
       : html`<table><thead><tr><th>Event</th><th>Type</th><th>Recorded</th><th>Delivery</th><th>Attempts</th>\
 <th>Last answer</th><th>Last attempt</th></tr></thead><tbody>${d.events.map(
           (e) => html`<tr><td>${e.eventId}</td><td>${e.type}</td><td>${when(e.createdAt)}</td><td>${e.delivery}</td>\

@@ -13,7 +13,7 @@ import type { ProposalRecord } from '../domain/staff.js';
 import type { Store } from '../store/port.js';
 
 /** How many of the account's newest events a purchase's page looks through for its own. */
-export const EVENT_SCAN = 2_000;
+const EVENT_SCAN = 1_000;
 /** The open proposals a purchase's page looks through for its own. */
 const OPEN_PROPOSALS = 500;
 

@@ -52,10 +52,10 @@ function resultsTable(list: readonly Transaction[], names: Readonly<Record<strin
 
 async function deskPage(ctx: SignedInContext): Promise<Answer> {
   const q = (name: string) => (ctx.url.searchParams.get(name) ?? '').trim().slice(0, MAX_CHARS);
-  // The last day by default, so the first page asks for one day's purchases.
+  // The last day (and any purchase since) by default: the first page reads two days at most.
   const now = new Date();
   const from = q('from') || lagosInputValue(new Date(now.getTime() - DAY_MS));
-  const to = q('to') || lagosInputValue(new Date(now.getTime() + 60_000));
+  const to = q('to') || lagosInputValue(new Date(now.getTime() + DAY_MS));
   const fromAt = lagosInput(from);
   const toAt = lagosInput(to);
   let problem = fromAt === undefined || toAt === undefined ? 'The time range must be two Lagos times.' : '';

@@ -18,7 +18,7 @@ const LAGOS = new Intl.DateTimeFormat('en-GB', {
 });
 
 /** A date in Lagos time, as text: "02 Dec 2026, 17:05:09 WAT". */
-export function lagosText(date: Date): string {
+function lagosText(date: Date): string {
   return `${LAGOS.format(date)} WAT`;
 }
 

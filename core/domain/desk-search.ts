@@ -7,7 +7,7 @@ import { invalid } from './errors.js';
 import type { TransactionQuery } from './records.js';
 
 /** The longest range one search covers. */
-export const DESK_RANGE_DAYS = 31;
+const DESK_RANGE_DAYS = 31;
 const DAY_MS = 86_400_000;
 /** A recipient, an account id or an upstream's name: short words. */
 const MAX_WORD_CHARS = 96;

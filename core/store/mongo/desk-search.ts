@@ -12,17 +12,22 @@ import { encodeTransactionCursor, toPage } from '../paging.js';
 import { SUPPLY_COLLECTIONS } from './collections.js';
 import type { MongoContext } from './context.js';
 import { type TransactionDoc, transactionFromDoc } from './documents.js';
-import { historySearchFilter } from './history.js';
 
+/** `historyFilter` is history.ts's filter of one wallet's search (passed in, so neither file imports the other). */
 export async function searchDesk(
   { live }: MongoContext,
+  historyFilter: (
+    accountId: string,
+    query: Omit<DeskTransactionQuery, 'accountId' | 'upstream'>,
+    after: string | undefined,
+  ) => Document,
   query: DeskTransactionQuery,
   page: PageRequest,
 ): Promise<Page<TransactionRecord>> {
   const limit = requireLimit(page.limit);
   const { accountId, upstream, ...rest } = query;
   // The history's filter, for one account or (its account and mode dropped) across them, live only.
-  const { account_id: _account, ...filter } = historySearchFilter(accountId ?? '', 'live', rest, page.after);
+  const { account_id: _account, ...filter } = historyFilter(accountId ?? '', rest, page.after);
   const match: Document = accountId === undefined ? filter : { ...filter, account_id: accountId };
   const pipeline: Document[] = [{ $match: match }, { $sort: { created_at: -1, _id: -1 } }];
   if (upstream !== undefined) {

@@ -60,7 +60,8 @@ export function historySearchFilter(
 export function createHistoryStore(ctx: MongoContext): HistoryStore {
   const { live } = ctx;
   return {
-    searchDesk: (query, page) => searchDesk(ctx, query, page),
+    searchDesk: (query, page) =>
+      searchDesk(ctx, (accountId, rest, after) => historySearchFilter(accountId, 'live', rest, after), query, page),
     async search(accountId, mode, query, page) {
       const limit = requireLimit(page.limit);
       const filter = historySearchFilter(accountId, mode, query, page.after);

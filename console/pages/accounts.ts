@@ -83,7 +83,7 @@ async function listPage(ctx: SignedInContext) {
   const { q, request, problem: typed } = listAsk(ctx);
   let problem = typed;
   let listed: { accounts: Account[]; nextPageToken: string } = { accounts: [], nextPageToken: '' };
-  if (problem === '') {
+  if (problem === '' && query === '') {
     try {
       listed = await ctx.core.listAccounts(request);
     } catch (error) {
@@ -113,13 +113,17 @@ ${
             html`<li>${accountLink(a.accountId, {}, a.name)} (${a.tierId})${a.suspension ? ' suspended' : ''}</li>`,
         )}</ul>`
 }
-<section><h2>Every account</h2>
+${
+  query === ''
+    ? html`<section><h2>Every account</h2>
 ${listForm(q)}
 <table class="accounts"><thead><tr><th>Account</th><th>Tier</th><th class="number">Balance</th><th>Made</th>\
 <th>State</th></tr></thead><tbody>${listed.accounts.map(accountRow)}</tbody></table>
 ${listed.accounts.length === 0 ? html`<p>No account matches these filters.</p>` : ''}
 ${listed.nextPageToken === '' ? '' : html`<p class="pager"><a href="/accounts?${next.toString()}">Next page</a></p>`}
-</section>`;
+</section>`
+    : html`<p><a href="/accounts">List every account</a></p>`
+}`;
   return pageAnswer(page('Accounts', body, ctx.viewer), problem);
 }
 

@@ -18,8 +18,8 @@ function destination(w: AccountWebhookState): SafeHtml | string {
   return html`<code>${w.url}</code>${w.enabled ? '' : ' (disabled)'}`;
 }
 
-function backlog(w: AccountWebhookState): string {
-  return w.undelivered === 0 ? '0' : `${w.undelivered}, since ${when(w.undeliveredSince)}`;
+function backlog(w: AccountWebhookState): SafeHtml | string {
+  return w.undelivered === 0 ? '0' : html`${w.undelivered}, since ${when(w.undeliveredSince)}`;
 }
 
 export function webhooksStateSection(webhooks: readonly AccountWebhookState[]): SafeHtml {

@@ -5,7 +5,7 @@ import { requireLimit } from '../bounds.js';
 import { decodeAccountCursor, encodeAccountCursor, toPage } from '../paging.js';
 import type { AccountStore } from '../port.js';
 import type { MongoContext } from './context.js';
-import { type AccountDoc, accountFromDoc, accountToDoc, tierFromDoc } from './documents.js';
+import { type AccountDoc, accountFromDoc, accountToDoc, readInteger, tierFromDoc } from './documents.js';
 
 export function createAccountStore({ live }: MongoContext): AccountStore {
   return {
@@ -74,7 +74,11 @@ export function createAccountStore({ live }: MongoContext): AccountStore {
         .toArray();
       return toPage(docs, limit, accountFromDoc, (doc) =>
         encodeAccountCursor(
-          field === 'created_at' ? doc.created_at.getTime() : field === 'name' ? doc.name : Number(doc.balance_kobo),
+          field === 'created_at'
+            ? doc.created_at.getTime()
+            : field === 'name'
+              ? doc.name
+              : readInteger(doc.balance_kobo, 'accounts.balance_kobo'),
           doc._id,
         ),
       );

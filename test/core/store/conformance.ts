@@ -840,6 +840,57 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       }
     });
 
+    it('the transactions desk finds live purchases in a range by recipient, account, status and upstream, paged', async (h) => {
+      const buyer = await h.account(10_000_00);
+      const other = await h.account(10_000_00);
+      // A time no other test writes at, so a shared store still answers only these.
+      const base = Date.UTC(2032, 2, 1) + Math.floor(Math.random() * 1e9);
+      const made = (seconds: number) => new Date(base + seconds * 1000);
+      const buy = async (
+        accountId: string,
+        seconds: number,
+        recipient: string,
+        upstream: string,
+        mode: 'live' | 'test' = 'live',
+      ) => {
+        const tx = h.purchase(accountId, { createdAt: made(seconds), recipient, mode });
+        const result = await h.store.ledger.post({ kind: 'reserve', tx, first: { upstream } });
+        assert.is(result.outcome, 'reserved');
+        return tx.reference;
+      };
+      const a = await buy(buyer, 1, '08031110001', 'vtpass');
+      const b = await buy(buyer, 2, '08031110002', 'ck');
+      const c = await buy(other, 3, '08031110001', 'vtpass');
+      await h.store.ledger.post({
+        kind: 'credit',
+        credit: {
+          mode: 'test',
+          accountId: buyer,
+          amountKobo: kobo(10_000_00),
+          reference: h.unique('fund'),
+          memo: 'test money',
+          at: made(0),
+        },
+      });
+      await buy(buyer, 4, '08031110001', 'vtpass', 'test');
+      const range = { from: made(0), until: made(10) };
+      const refs = (page: { items: { reference: string }[] }) => page.items.map((t) => t.reference);
+      // Newest first, across accounts, live only; two at a time.
+      const first = await h.store.history.searchDesk(range, { limit: 2 });
+      assert.equal(refs(first), [c, b]);
+      assert.equal(refs(await h.store.history.searchDesk(range, { limit: 2, after: first.next! })), [a]);
+      assert.equal(refs(await h.store.history.searchDesk({ ...range, recipient: '08031110001' }, { limit: 10 })), [
+        c,
+        a,
+      ]);
+      const mine = { ...range, accountId: buyer, recipient: '08031110001' };
+      assert.equal(refs(await h.store.history.searchDesk(mine, { limit: 10 })), [a]);
+      assert.equal(refs(await h.store.history.searchDesk({ ...range, upstream: 'ck' }, { limit: 10 })), [b]);
+      assert.equal(refs(await h.store.history.searchDesk({ ...range, status: 'success' }, { limit: 10 })), []);
+      assert.equal(refs(await h.store.history.searchDesk({ ...range, reference: b }, { limit: 10 })), [b]);
+      assert.equal(refs(await h.store.history.searchDesk({ from: made(2), until: made(3) }, { limit: 10 })), [b]);
+    });
+
     it('planId 0 allocates the next id; ids stay stable across updates and are never reused', async (h) => {
       const plan = (network: string, label: string): PlanRecord => ({
         planId: 0,

@@ -16,6 +16,7 @@ export interface StaffViewer {
 const NAV: ReadonlyArray<readonly [string, string, (readonly string[])?]> = [
   ['/', 'Attention'],
   ['/accounts', 'Accounts'],
+  ['/transactions', 'Transactions'],
   ['/blocklist', 'Blocked numbers'],
   ['/kyc', 'Identity levels'],
   ['/credit', 'Propose a credit'],

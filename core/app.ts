@@ -58,7 +58,7 @@ import {
   isTimedMove,
 } from './metrics.js';
 import { createOnboarding, type SignUpSettings } from './people/onboarding.js';
-import { createPeopleService } from './people/service.js';
+import { createPeopleService, type PeopleService } from './people/service.js';
 import { createUpgrades, type Upgrades } from './people/upgrades.js';
 import { SANDBOX_UPSTREAM } from './providers/index.js';
 import type { Providers } from './providers/port.js';
@@ -84,9 +84,11 @@ import { createReports } from './reports/service.js';
 import type { ProposedMove } from './rpc/admin.js';
 import type { OwnProposal } from './rpc/books.js';
 import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.js';
-import { CLI_ACTOR, createAuditTrail } from './staff/audit.js';
+import { createAccountsDesk } from './staff/accounts-desk.js';
+import { type AuditTrail, CLI_ACTOR, createAuditTrail } from './staff/audit.js';
 import { createDesk, type Desk } from './staff/desk.js';
 import { createStaffRealm } from './staff/realm.js';
+import { createTransactionsDesk } from './staff/transactions-desk.js';
 import { type OperationsAlert, operationsAlerts } from './storage/alerts.js';
 import { type BackupSchedule, type Backups, createBackups } from './storage/backup.js';
 import { type StoreWriteWatch, watchStoreWrites } from './storage/write-watch.js';
@@ -387,6 +389,7 @@ export function createCore(deps: CoreDeps): Core {
     staff: {
       realm: staff.realm,
       desk: staff.desk,
+      ...consoleDesks(store, holders, staff.audit, clock),
       audit: staff.audit,
       auditLog: store.auditLog,
       reports: createReports(store),
@@ -761,6 +764,19 @@ function staffParts(
     ownMoney,
   });
   return { audit, realm, supplyAdmin, desk, ownMoney };
+}
+
+/** The console's accounts list and account changes, and its transactions desk. */
+function consoleDesks(
+  store: Store,
+  holders: { accounts: AccountService; people: PeopleService },
+  audit: AuditTrail,
+  clock: () => Date,
+) {
+  return {
+    accountsDesk: createAccountsDesk({ store, accounts: holders.accounts, people: holders.people, audit }),
+    transactionsDesk: createTransactionsDesk({ store, clock }),
+  };
 }
 
 /**

@@ -1,8 +1,8 @@
 /** The audit log, newest first, filtered by actor, action (or area ending in a dot) and target. */
-import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { html } from '../../web/html.js';
 import { page } from '../layout.js';
 import type { Route } from '../route.js';
+import { accountLink, when } from '../time.js';
 
 const FILTERS = [
   ['actor', 'Actor (cli, system, staff:email)'],
@@ -18,7 +18,7 @@ export const auditRoutes: Route[] = [
     signedIn: true,
     async handler(ctx) {
       const q = (name: string) => (ctx.url.searchParams.get(name) ?? '').slice(0, 200);
-      const { entries } = await ctx.core.listAuditEntries({
+      const { entries, accountNames } = await ctx.core.listAuditEntries({
         sessionToken: ctx.sessionToken,
         clientAddress: ctx.clientAddress,
         filter: { actor: q('actor'), action: q('action'), target: q('target'), beforeId: q('before'), limit: 100 },
@@ -37,8 +37,10 @@ ${FILTERS.map(
 <th>Address</th></tr></thead>
 <tbody>${entries.map(
         (e) =>
-          html`<tr><td>${e.at ? timestampDate(e.at).toISOString() : '-'}</td><td>${e.actor}\
-${e.flag === '' ? '' : html` <strong class="flag">${e.flag}</strong>`}</td><td>${e.action}</td><td>${e.target}</td>
+          html`<tr><td>${when(e.at)}</td><td>${e.actor}\
+${e.flag === '' ? '' : html` <strong class="flag">${e.flag}</strong>`}</td><td>${e.action}</td><td>${
+            accountNames[e.target] === undefined ? e.target : accountLink(e.target, accountNames)
+          }</td>
 <td>${e.note}</td><td><code>${e.before}</code></td><td><code>${e.after}</code></td><td>${e.address}</td></tr>`,
       )}</tbody></table>
 ${entries.length === 100 ? html`<p><a href="/audit?${next.toString()}">Older rows</a></p>` : ''}`;

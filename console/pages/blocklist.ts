@@ -8,7 +8,8 @@ import type { RecipientBlock } from '../../gen/prepaid/v1/admin_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
-import { change, doneNotice, errorSummary, field, pageAnswer, session, when } from './forms.js';
+import { when } from '../time.js';
+import { change, doneNotice, errorSummary, field, pageAnswer, session } from './forms.js';
 
 const BACK = '/blocklist';
 

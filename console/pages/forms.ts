@@ -1,10 +1,3 @@
-/**
- * What the catalogue, settings and staff pages share: reading amounts and percentages as a
- * person types them, the products by name, and the one way a change is made: the core's
- * refusal of a form (a bad value, a change it will not make) re-renders the form's page with
- * the core's sentence at the top and status 400; anything else is the server's to show.
- */
-import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import { formatNaira, kobo, parseNaira } from '../../core/domain/money.js';
 import { productOfWord, productWord } from '../../core/domain/words.js';
 import type { Product } from '../../gen/prepaid/v1/types_pb.js';
@@ -13,7 +6,6 @@ import { refusalOf } from '../../web/refusal.js';
 import type { Answer, PageContext } from '../route.js';
 
 export const naira = (amountKobo: bigint | number) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
-export const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
 export const session = (ctx: PageContext) => ({ sessionToken: ctx.sessionToken, clientAddress: ctx.clientAddress });
 /** A form field's text, trimmed; "" when absent. */
 export const field = (ctx: PageContext, name: string) => (ctx.form.get(name) ?? '').trim();

@@ -13,6 +13,7 @@ import { settingsRoutes } from './settings.js';
 import { signInRoutes } from './sign-in.js';
 import { staffRoutes } from './staff.js';
 import { suspensionRoutes } from './suspension.js';
+import { transactionRoutes } from './transactions.js';
 
 export const routes: readonly Route[] = [
   ...signInRoutes,
@@ -28,4 +29,5 @@ export const routes: readonly Route[] = [
   ...suspensionRoutes,
   ...blocklistRoutes,
   ...kycRoutes,
+  ...transactionRoutes,
 ];

@@ -10,7 +10,8 @@ import type { HeldCredit, LevelRequest } from '../../gen/prepaid/v1/kyc_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
-import { change, doneNotice, errorSummary, field, naira, pageAnswer, session, when } from './forms.js';
+import { when } from '../time.js';
+import { change, doneNotice, errorSummary, field, naira, pageAnswer, session } from './forms.js';
 
 const BACK = '/kyc';
 const ID = '([A-Za-z0-9_.:-]{1,100})';

@@ -1,19 +1,10 @@
-/**
- * More of the attention queue: a pending purchase's evidence (each upstream called and what
- * its answer was read as), webhook destinations failing for over a day, and upstreams with an
- * open circuit or a float under its alert, the core's clock when it jumped, and the daily
- * reconciliation's findings. Read-only but for a finding's resolve form, which queue.ts hands
- * in: what a person does about the rest is on the account's page, in the CLI (`upstreams`,
- * `routes`) or with the partner.
- */
-import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import { formatNaira, kobo } from '../../core/domain/money.js';
 import type { ReconcileFinding, UpstreamAttempt, UpstreamHealth } from '../../gen/prepaid/v1/admin_pb.js';
 import type { ClockJump, FailingWebhook, OperationsAlert, UpstreamAnswer } from '../../gen/prepaid/v1/console_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
+import { accountLink, when } from '../time.js';
 
 const naira = (amountKobo: bigint) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
-const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
 
 /** The upstreams a pending purchase was sent to, in order, with the evidence each answer gave. */
 export function attemptsTable(attempts: readonly UpstreamAttempt[]): SafeHtml {
@@ -42,14 +33,17 @@ export function answersList(answers: readonly UpstreamAnswer[]): SafeHtml {
   )}</div>`;
 }
 
-export function failingWebhooksSection(list: readonly FailingWebhook[]): SafeHtml {
+export function failingWebhooksSection(
+  list: readonly FailingWebhook[],
+  names: Readonly<Record<string, string>>,
+): SafeHtml {
   return html`<section><h2>Webhook endpoints failing for over a day (${list.length})</h2>
 ${
   list.length === 0
     ? html`<p>None.</p>`
     : list.map(
         (d) => html`<div class="item" data-webhook="${d.accountId}:${d.mode}">
-<dl><dt>Account</dt><dd><a href="/accounts/${encodeURIComponent(d.accountId)}">${d.accountId}</a></dd><dt>Mode</dt>\
+<dl><dt>Account</dt><dd>${accountLink(d.accountId, names)}</dd><dt>Mode</dt>\
 <dd>${d.mode}</dd>
 <dt>Undelivered since</dt><dd>${when(d.oldestCreatedAt)}</dd><dt>Events waiting</dt><dd>${d.undelivered}</dd>
 <dt>Last answer</dt><dd>${d.lastStatus === 0 ? 'none' : `HTTP ${d.lastStatus}`}${
@@ -95,7 +89,7 @@ ${
     : list.map(
         (alert) => html`<div class="item" data-operations="${alert.kind}">
 <dl><dt>What</dt><dd>${what[alert.kind] ?? alert.kind}</dd><dt>Why</dt><dd>${alert.detail}</dd>
-<dt>Since</dt><dd>${alert.since === undefined ? '-' : timestampDate(alert.since).toISOString()}</dd></dl>
+<dt>Since</dt><dd>${alert.since === undefined ? '-' : when(alert.since)}</dd></dl>
 </div>`,
       )
 }

@@ -1,11 +1,3 @@
-/**
- * The attention queue (the first page) and what can be done from it: re-query a pending
- * purchase, resolve it as delivered with a note, propose it failed (a refund that needs a
- * second person), decide upgrade requests, propose or reject an unmatched inflow's
- * assignment, approve or refuse open proposals, unfreeze a frozen key pair, and mark a
- * reconciliation finding resolved. Every action is the core's to allow.
- */
-import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import { formatNaira, kobo, parseNaira } from '../../core/domain/money.js';
 import { STATUS_WORDS } from '../../core/domain/words.js';
 import type { ReconcileFinding } from '../../gen/prepaid/v1/admin_pb.js';
@@ -14,6 +6,7 @@ import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
 import type { Answer, PageContext, Route, SignedInContext } from '../route.js';
+import { accountLink, when } from '../time.js';
 import {
   answersList,
   attemptsTable,
@@ -25,13 +18,15 @@ import {
 } from './queue-more.js';
 
 const naira = (amountKobo: bigint | number) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
-const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
 
 /** The contract's status words, but "delivered" for success, as staff say it. */
 const STATUS_NAMES: Readonly<Record<TransactionStatus, string | null>> = {
   ...STATUS_WORDS,
   [TransactionStatus.SUCCESS]: 'delivered',
 };
+
+/** The proposals whose target is a purchase's reference. */
+const PURCHASE_KINDS = ['refund', 'pending_failed'];
 
 /** A form of one button (and a required note when asked), posting to `action`. */
 function actionForm(
@@ -62,12 +57,13 @@ function resolveFindingForm(viewer: StaffViewer, f: ReconcileFinding): SafeHtml 
 }
 
 /** What a proposal moves: a wallet's account, or for the platform's own money the upstream or provider. */
-function proposalItem(viewer: StaffViewer, p: Proposal): SafeHtml {
+export function proposalItem(viewer: StaffViewer, p: Proposal): SafeHtml {
   const id = encodeURIComponent(p.proposalId);
   const own = p.accountId === '';
   return html`<div class="item" data-proposal="${p.proposalId}">
-<dl><dt>Kind</dt><dd>${p.kind}</dd>${own ? '' : html`<dt>Account</dt><dd>${p.accountId}</dd>`}<dt>${p.kind === 'upstream_topup' ? 'Upstream' : p.kind === 'provider_settlement' ? 'Provider' : 'Target'}</dt><dd>${p.target}</dd>
-${p.amountKobo > 0n ? html`<dt>Amount</dt><dd>${naira(p.amountKobo)}</dd>` : ''}
+<dl><dt>Kind</dt><dd>${p.kind}</dd>${own ? '' : html`<dt>Account</dt><dd>${accountLink(p.accountId, {}, p.accountName)}</dd>`}<dt>${p.kind === 'upstream_topup' ? 'Upstream' : p.kind === 'provider_settlement' ? 'Provider' : 'Target'}</dt><dd>${PURCHASE_KINDS.includes(p.kind) ? html`<a href="/transactions/${encodeURIComponent(p.target)}">${p.target}</a>` : p.target}</dd>
+<dt>Moves</dt><dd data-moves>${p.movesKobo > 0n ? naira(p.movesKobo) : 'not known'}</dd>
+${p.amountKobo > 0n && p.amountKobo !== p.movesKobo ? html`<dt>Amount</dt><dd>${naira(p.amountKobo)}</dd>` : ''}
 ${p.feeKobo > 0n ? html`<dt>Fee kept</dt><dd>${naira(p.feeKobo)}</dd>` : ''}
 ${p.reference === '' ? '' : html`<dt>${own ? 'Bank reference' : 'Ledger reference'}</dt><dd>${p.reference}</dd>`}
 ${p.memo === '' ? '' : html`<dt>Memo</dt><dd>${p.memo}</dd>`}
@@ -82,7 +78,11 @@ ${actionForm(viewer, `/proposals/${id}/refuse`, 'Refuse', { warning: true })}
 }
 
 /** Key pairs frozen by the velocity brake or by hand: who, since when, why, and the way out. */
-function frozenKeysSection(viewer: StaffViewer, keys: readonly FrozenKey[]): SafeHtml {
+function frozenKeysSection(
+  viewer: StaffViewer,
+  keys: readonly FrozenKey[],
+  names: Readonly<Record<string, string>>,
+): SafeHtml {
   return html`<section><h2>Frozen API keys (${keys.length})</h2>
 ${
   keys.length === 0
@@ -90,7 +90,7 @@ ${
     : keys.map((k) => {
         const key = encodeURIComponent(k.publicKey);
         return html`<div class="item" data-frozen-key="${k.publicKey}">
-<dl><dt>Key</dt><dd>${k.publicKey} (${k.mode})</dd><dt>Account</dt><dd>${k.accountId}</dd>
+<dl><dt>Key</dt><dd>${k.publicKey} (${k.mode})</dd><dt>Account</dt><dd>${accountLink(k.accountId, names)}</dd>
 <dt>Frozen</dt><dd>${when(k.frozenAt)} by ${k.frozenBy === 'velocity' ? 'the velocity brake' : k.frozenBy}</dd>
 <dt>Why</dt><dd>${k.reason}</dd></dl>
 ${actionForm(viewer, `/keys/${key}/unfreeze`, 'Unfreeze the key', {
@@ -131,7 +131,8 @@ ${
     : queue.pending.map(({ transaction: tx, attempts, nextAttemptAt, upstreamAttempts, upstreamAnswers }) => {
         const ref = encodeURIComponent(tx!.reference);
         return html`<div class="item" data-reference="${tx!.reference}">
-<dl><dt>Reference</dt><dd>${tx!.reference}</dd><dt>Account</dt><dd>${tx!.accountId}</dd>
+<dl><dt>Reference</dt><dd><a href="/transactions/${ref}">${tx!.reference}</a></dd><dt>Account</dt>\
+<dd>${accountLink(tx!.accountId, queue.accountNames)}</dd>
 <dt>Service</dt><dd>${tx!.service}</dd><dt>Recipient</dt><dd>${tx!.recipient}</dd>
 <dt>Charged</dt><dd>${naira(tx!.chargedKobo)}</dd><dt>Status</dt><dd>${STATUS_NAMES[tx!.status] ?? 'unknown'}</dd>
 <dt>Re-queries</dt><dd>${attempts}</dd><dt>Made</dt><dd>${when(tx!.createdAt)}</dd><dt>Next re-query</dt>\
@@ -156,7 +157,7 @@ ${
     : queue.upgrades.map((u) => {
         const account = encodeURIComponent(u.accountId);
         return html`<div class="item" data-upgrade="${u.accountId}">
-<dl><dt>Account</dt><dd>${u.accountId}</dd><dt>Asked by</dt><dd>${u.requestedBy}</dd><dt>What they will build</dt>\
+<dl><dt>Account</dt><dd>${accountLink(u.accountId, queue.accountNames)}</dd><dt>Asked by</dt><dd>${u.requestedBy}</dd><dt>What they will build</dt>\
 <dd>${u.note}</dd>
 <dt>Asked</dt><dd>${when(u.createdAt)}</dd></dl>
 ${actionForm(viewer, `/upgrades/${account}/approve`, 'Approve: move to the API tier')}
@@ -184,9 +185,9 @@ ${actionForm(viewer, `/inflows/${id}/reject`, 'Reject', { note: 'Why (required)'
       })
 }
 </section>
-${frozenKeysSection(viewer, queue.frozenKeys)}
+${frozenKeysSection(viewer, queue.frozenKeys, queue.accountNames)}
 ${reconcileSection(queue.reconcileFindings, (f) => resolveFindingForm(viewer, f))}
-${failingWebhooksSection(queue.failingWebhooks)}
+${failingWebhooksSection(queue.failingWebhooks, queue.accountNames)}
 ${upstreamsSection(queue.upstreams)}
 ${operationsSection(queue.operations)}`;
   return { kind: 'page', body: page('Needs attention', body, viewer) };

@@ -10,6 +10,7 @@ import type { Route as RouteRow } from '../../gen/prepaid/v1/admin_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
 import type { Answer, PageContext, Route, SignedInContext } from '../route.js';
+import { when } from '../time.js';
 import {
   change,
   doneNotice,
@@ -22,7 +23,6 @@ import {
   productOf,
   select,
   session,
-  when,
 } from './forms.js';
 
 const BACK = '/settings';

@@ -9,7 +9,8 @@ import type { StaffMember } from '../../gen/prepaid/v1/console_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
-import { change, doneNotice, errorSummary, field, pageAnswer, select, session, when } from './forms.js';
+import { when } from '../time.js';
+import { change, doneNotice, errorSummary, field, pageAnswer, select, session } from './forms.js';
 
 const BACK = '/staff';
 

@@ -1,15 +1,8 @@
-/**
- * Suspending and resuming an account, from its page: an admin's decision with a required
- * note. While suspended, the account's keys answer 401 and its developer area is read-only;
- * the core decides who may do it and audits it.
- */
-import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Account } from '../../gen/prepaid/v1/admin_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, type StaffViewer } from '../layout.js';
 import type { Route } from '../route.js';
-
-const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
+import { when } from '../time.js';
 
 /** The account page's suspension section: its state, and the form that changes it. */
 export function suspensionSection(viewer: StaffViewer, account: Account): SafeHtml {

@@ -1,13 +1,6 @@
-/**
- * An account's webhooks on its console page: each mode's destination, its
- * newest delivery and its backlog, as the core tells them. Every value is the holder's or the
- * receiver's text, so everything goes through the escaping template.
- */
-import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import type { AccountWebhookState } from '../../gen/prepaid/v1/console_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
-
-const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
+import { when } from '../time.js';
 
 function lastDelivery(w: AccountWebhookState): SafeHtml | string {
   if (w.lastDelivery === '') return 'none yet';
@@ -25,8 +18,8 @@ function destination(w: AccountWebhookState): SafeHtml | string {
   return html`<code>${w.url}</code>${w.enabled ? '' : ' (disabled)'}`;
 }
 
-function backlog(w: AccountWebhookState): string {
-  return w.undelivered === 0 ? '0' : `${w.undelivered}, since ${when(w.undeliveredSince)}`;
+function backlog(w: AccountWebhookState): SafeHtml | string {
+  return w.undelivered === 0 ? '0' : html`${w.undelivered}, since ${when(w.undeliveredSince)}`;
 }
 
 export function webhooksStateSection(webhooks: readonly AccountWebhookState[]): SafeHtml {

@@ -172,9 +172,11 @@ async function requireKey(store: Pick<Store, 'keys'>, publicKey: string): Promis
 function accountMethods(deps: AccountServiceDeps) {
   const { store, clock } = deps;
   return {
+    /** On a tier with API access its first live key pair is issued, unless `issueFirstKey` is false (the console's: staff never see a secret; the owner makes the key in the developer area). */
     async createAccount(
       name: string,
       tierId: string,
+      options: { issueFirstKey?: boolean } = {},
     ): Promise<{ account: AccountRecord; issuedKey: IssuedKeyPair | null }> {
       const trimmed = name.trim();
       if (trimmed === '' || trimmed.length > MAX_ACCOUNT_NAME_LENGTH || hasControlCharacters(trimmed)) {
@@ -187,7 +189,8 @@ function accountMethods(deps: AccountServiceDeps) {
         tierId: tier.tierId,
         createdAt: clock(),
       });
-      const issuedKey = tier.apiAccess ? await issueKey(deps, account.accountId, 'live') : null;
+      const issuedKey =
+        tier.apiAccess && options.issueFirstKey !== false ? await issueKey(deps, account.accountId, 'live') : null;
       return { account, issuedKey };
     },
 

@@ -29,6 +29,9 @@ export const LEDGER_PAGES: PageBounds = { defaultSize: 100, maxSize: 500 };
 export const HOLDER_PAGES: PageBounds = { defaultSize: 50, maxSize: 500 };
 /** The staff audit log (the console's page, `prepaid staff audit`). */
 export const AUDIT_PAGES: PageBounds = { defaultSize: 50, maxSize: 200 };
+/** The console's list of accounts and its transactions desk: a screenful, and what a person pages through. */
+export const ACCOUNT_PAGES: PageBounds = { defaultSize: 50, maxSize: 200 };
+export const DESK_PAGES: PageBounds = { defaultSize: 50, maxSize: 200 };
 
 /**
  * The size of a page: the default when the caller named none (`undefined`; an RPC whose

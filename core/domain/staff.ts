@@ -23,7 +23,9 @@ export type StaffPower =
   | 'staff'
   | 'settings'
   | 'reports'
-  | 'recipients';
+  | 'recipients'
+  | 'accounts'
+  | 'users';
 
 /**
  * Which roles hold which power. Support may look, re-query and resolve a pending purchase as
@@ -49,6 +51,12 @@ const STAFF_POWERS: Readonly<Record<StaffPower, readonly StaffRole[]>> = {
   // The platform's blocklist: like a suspension, a block stops sales (to one number, of every
   // account) at once, so only administrators change it; every role reads it.
   recipients: ['admin'],
+  // Making an account, changing its tier (its prices) and revoking a key pair (which stops its
+  // sales): the platform's administrators only, as a suspension.
+  accounts: ['admin'],
+  // An account's people: inviting, disabling, a password reset link or two-step sign-in turned
+  // off for someone locked out. Support's daily work, and admins'; finance moves money, not people.
+  users: ['admin', 'support'],
 };
 
 /** Whether a member counts as an admin who can still act: not disabled, and set up. */

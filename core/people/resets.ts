@@ -165,6 +165,7 @@ export function createPasswordResets({ store, clock, dashboardUrl, notices, log 
      */
     async issuePasswordReset(
       userId: string,
+      who: { actor: string; address: string | null } = { actor: 'cli', address: null },
     ): Promise<{ user: MemberRecord; url: string; expiresAt: Date; mailed: boolean }> {
       const user = userId ? await store.people.getUser(userId) : null;
       if (!user) throw notFound(`User ${userId || '(empty id)'}`);
@@ -175,12 +176,12 @@ export function createPasswordResets({ store, clock, dashboardUrl, notices, log 
       // The link itself is never written down: the row says that one was made, and until when.
       await store.auditLog.append({
         at: clock(),
-        actor: 'cli',
+        actor: who.actor,
         action: 'users.reset_password',
         target: user.userId,
         before: null,
         after: JSON.stringify({ link_expires_at: expiresAt.toISOString(), mailed: notices.enabled }),
-        address: null,
+        address: who.address,
         note: '',
       });
       return { user: await asMember(user), url, expiresAt, mailed: notices.enabled };

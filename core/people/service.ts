@@ -463,7 +463,10 @@ function operatorCommands({
      * the core's log saying who and when (the operator's identity is whoever holds the admin
      * token). The person sets two-step sign-in up again after signing in.
      */
-    async resetTwoStep(userId: string): Promise<MemberRecord> {
+    async resetTwoStep(
+      userId: string,
+      who: { actor: string; address: string | null } = { actor: 'cli', address: null },
+    ): Promise<MemberRecord> {
       const user = userId ? await people.getUser(userId) : null;
       const memberships = user ? await people.listMemberships(user.userId) : [];
       if (!user || memberships.length === 0) throw notFound(`User ${userId || '(empty id)'}`);
@@ -481,16 +484,16 @@ function operatorCommands({
         account_ids: memberships.map((one) => one.accountId),
         was_on: user.totpSecret !== null,
         sessions_ended: sessionsEnded,
-        by: 'operator',
+        by: who.actor === 'cli' ? 'operator' : who.actor,
       });
       await store.auditLog.append({
         at: clock(),
-        actor: 'cli',
+        actor: who.actor,
         action: 'users.reset_2fa',
         target: user.userId,
         before: JSON.stringify({ two_step: user.totpSecret !== null }),
         after: JSON.stringify({ two_step: false, sessions_ended: sessionsEnded }),
-        address: null,
+        address: who.address,
         note: '',
       });
       notices.twoStep(updated, 'reset', clock());

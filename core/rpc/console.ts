@@ -36,13 +36,16 @@ import { planTypeIsOff } from '../domain/products.js';
 import type { ApiKeyRecord, AuditEntryRecord } from '../domain/records.js';
 import { mayDo, type ProposalRecord, type StaffMemberRecord, type StaffRole } from '../domain/staff.js';
 import type { Reports } from '../reports/service.js';
+import type { AccountsDesk, ProposalFacts } from '../staff/accounts-desk.js';
 import { type Actor, CLI_ACTOR } from '../staff/audit.js';
 import type { StaffBlocklist } from '../staff/blocklist.js';
 import { type Attention, auditFlag, type Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
+import type { TransactionsDesk } from '../staff/transactions-desk.js';
 import type { Store } from '../store/port.js';
 import { attemptMessage, upstreamHealthMessage } from './admin.js';
 import type { CompatAdminMethods } from './compat.js';
+import { accountConsoleHandlers, withFacts } from './console-accounts.js';
 import {
   accountMessage,
   apiKeyMessage,
@@ -151,6 +154,8 @@ export interface ConsoleRpcDeps {
   blocklist: StaffBlocklist;
   /** The last jump of the core's wall clock; none when absent. */
   clockJump?: (() => ClockJump | null) | undefined;
+  accountsDesk: AccountsDesk;
+  transactionsDesk: TransactionsDesk;
 }
 
 /** The catalogue's plans, each with every tier's price and where it comes from. */
@@ -231,8 +236,11 @@ function frozenKeyMessage(key: ApiKeyRecord): MessageInitShape<typeof FrozenKeyS
 function attentionMessage(
   queue: Attention,
   jump: ClockJump | null,
+  accountNames: Record<string, string>,
+  facts: Map<string, ProposalFacts>,
 ): MessageInitShape<typeof GetAttentionResponseSchema> {
   return {
+    accountNames,
     ...(jump === null ? {} : { clockJump: { at: timestampInit(jump.at), jumpMs: BigInt(jump.jumpMs) } }),
     pending: queue.pending.map((tx) => ({
       transaction: transactionMessage(tx),
@@ -270,8 +278,20 @@ function attentionMessage(
       createdAt: timestampInit(request.createdAt),
     })),
     inflows: queue.inflows.map((inflow) => inflowMessage(inflow, true)),
-    proposals: queue.proposals.map(proposalMessage),
+    proposals: queue.proposals.map((p) => withFacts(proposalMessage(p), facts.get(p.proposalId))),
   };
+}
+
+/** Every account id the queue names, for their names beside them. */
+function attentionAccounts(queue: Attention): string[] {
+  return [
+    ...queue.pending.map((tx) => tx.accountId),
+    ...queue.upgrades.map((u) => u.accountId),
+    ...queue.inflows.map((i) => i.accountId ?? ''),
+    ...queue.proposals.map((p) => p.accountId),
+    ...queue.failingWebhooks.map((w) => w.accountId),
+    ...queue.frozenKeys.map((k) => k.accountId),
+  ];
 }
 
 /** An account's page: the account, its keys, people, newest transactions and entries, and its webhooks' state. */
@@ -345,14 +365,22 @@ export function consoleHandlers({
   reports,
   blocklist,
   clockJump,
+  accountsDesk,
+  transactionsDesk,
 }: ConsoleRpcDeps): Handlers<(typeof ConsoleDesc)['method']> {
   const guarded: StaffHandlers<GuardedMethods> = {
+    ...accountConsoleHandlers({ accounts: accountsDesk, transactions: transactionsDesk, proposalMessage }),
     async getStaffSession(_req, { member }) {
       return { member: memberMessage(member, realm) };
     },
     ...blocklistHandlers(blocklist),
     async getAttention() {
-      return attentionMessage(await desk.attention(), clockJump?.() ?? null);
+      const queue = await desk.attention();
+      const [names, facts] = await Promise.all([
+        accountsDesk.namesOf(attentionAccounts(queue)),
+        accountsDesk.proposalFacts(queue.proposals),
+      ]);
+      return attentionMessage(queue, clockJump?.() ?? null, names, facts);
     },
     async requeryPurchase(req, { who }) {
       return { transaction: transactionMessage(await desk.requery(req.reference, who)) };
@@ -390,7 +418,8 @@ export function consoleHandlers({
       return { inflow: inflowMessage(await desk.rejectInflow(req.inflowId, req.note, who), true) };
     },
     async listAuditEntries(req) {
-      return listAudit(auditLog, req.filter);
+      const listed = await listAudit(auditLog, req.filter);
+      return { ...listed, accountNames: await accountsDesk.namesOf(listed.entries.map((e) => e.target ?? '')) };
     },
     async searchAccounts(req) {
       return { accounts: (await desk.searchAccounts(req.query)).map(accountMessage) };

@@ -207,6 +207,17 @@ export const CONSOLE_POWERS: PowerTable<ConsoleMethods, SignedOutConsoleMethod> 
   resolveFinding: 'approve',
   // The sign-up funnel is one of the reports.
   getSignUpReport: 'reports',
+  listAccounts: 'read',
+  // An account's people are support's too; the account itself (made, its tier, its keys) an admin's.
+  manageAccount: (req) =>
+    req.change.case === 'inviteUser' ||
+    req.change.case === 'disableUser' ||
+    req.change.case === 'resetTwoStep' ||
+    req.change.case === 'resetPassword'
+      ? 'users'
+      : 'accounts',
+  searchTransactions: 'read',
+  getTransactionDetail: 'read',
 };
 
 /**

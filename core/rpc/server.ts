@@ -48,10 +48,12 @@ import type { PurchaseService as Purchases } from '../purchases/service.js';
 import type { SupplyAdmin } from '../purchases/supply-admin.js';
 import type { VerificationService } from '../purchases/verification.js';
 import type { Reports } from '../reports/service.js';
+import type { AccountsDesk } from '../staff/accounts-desk.js';
 import { type Actor, type AuditTrail, CLI_ACTOR } from '../staff/audit.js';
 import { createStaffBlocklist } from '../staff/blocklist.js';
 import type { Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
+import type { TransactionsDesk } from '../staff/transactions-desk.js';
 import type { Backups } from '../storage/backup.js';
 import type { Store } from '../store/port.js';
 import type { EventFeed } from '../webhooks/feed.js';
@@ -137,6 +139,9 @@ export interface CoreServerDeps {
   staff: {
     realm: StaffRealm;
     desk: Desk;
+    /** The console's accounts list and an account's changes; its transactions desk. */
+    accountsDesk: AccountsDesk;
+    transactionsDesk: TransactionsDesk;
     audit: AuditTrail;
     auditLog: Store['auditLog'];
     reports: Reports;
@@ -316,11 +321,22 @@ function addConsoleServices(
   callers: Callers,
   adminAs: (who: Actor) => ReturnType<typeof adminHandlers>,
 ): void {
-  const { realm, desk, auditLog, reports, clockJump } = deps.staff;
+  const { realm, desk, auditLog, reports, clockJump, accountsDesk, transactionsDesk } = deps.staff;
   const blocklist = createStaffBlocklist({ recipients: deps.recipients, audit: deps.staff.audit });
   add(
     ConsoleService,
-    consoleHandlers({ realm, desk, auditLog, catalog: deps.catalog, adminAs, reports, blocklist, clockJump }),
+    consoleHandlers({
+      realm,
+      desk,
+      auditLog,
+      catalog: deps.catalog,
+      adminAs,
+      reports,
+      blocklist,
+      clockJump,
+      accountsDesk,
+      transactionsDesk,
+    }),
     callers.service,
   );
   add(KycConsoleService, kycConsoleHandlers(realm, deps.levels), callers.service);

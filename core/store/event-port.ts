@@ -88,6 +88,12 @@ export interface EventStore {
   ): Promise<Page<EventRecord>>;
   undeliveredSummary(): Promise<UndeliveredSummary>;
   /**
+   * The events about one subject (a purchase's reference), oldest first, found among the
+   * wallet's `scan` newest events: a bounded read of the feed's index, since no index leads
+   * with the subject (the console's transaction page says how far it looked).
+   */
+  listAboutSubject(accountId: string, mode: Mode, subject: string, scan: number): Promise<EventRecord[]>;
+  /**
    * The destinations whose oldest event still pending delivery was created before `before`
    * (the console's "failing for over a day"), oldest first, at most `limit`; only the
    * account's when `accountId` is given (its page's webhooks state).

@@ -80,6 +80,23 @@ export function decodeEventCursor(cursor: string): number {
   return decodeLedgerCursor(cursor);
 }
 
+/** Where a page of the console's accounts stops: its last item's sort value and id. */
+export function encodeAccountCursor(value: number | string, accountId: string): string {
+  return encode([value, accountId]);
+}
+
+/** The cursor's sort value must be of the sort's kind (a number for a time or balance, text for a name). */
+export function decodeAccountCursor(
+  cursor: string,
+  kind: 'number' | 'string',
+): { value: number | string; accountId: string } {
+  const [value, accountId, ...rest] = decode(cursor);
+  const valueOk =
+    kind === 'number' ? typeof value === 'number' && Number.isSafeInteger(value) : typeof value === 'string';
+  if (!valueOk || typeof accountId !== 'string' || rest.length > 0) throw new InvalidCursorError();
+  return { value: value as number | string, accountId };
+}
+
 /**
  * The events feed pages oldest first after the last event a page showed, named by its id (null
  * before the first event), so the cursor carries nothing the account did not already see.

@@ -5,9 +5,11 @@
  * (core/domain/records.ts). Every adapter must pass the shared conformance suite in
  * test/core/store/.
  */
+import type { AccountListQuery } from '../domain/account-list.js';
 import type { AuditOptions, LedgerAudit } from '../domain/audit.js';
 import type { EntryKind, Posting } from '../domain/books.js';
 import type { Dialect } from '../domain/compat.js';
+import type { DeskTransactionQuery } from '../domain/desk-search.js';
 import type { EventRecord, FundingFacts, NewEvent } from '../domain/events.js';
 import type {
   FundingOpeningRecord,
@@ -100,6 +102,12 @@ export interface AccountStore {
    * at most `limit`. A bounded scan: no index serves a substring.
    */
   searchByName(fragment: string, limit: number): Promise<AccountRecord[]>;
+  /**
+   * The console's list: the accounts the filter keeps, sorted by the query's key (the account id
+   * breaking ties, in the same direction), at most `limit`, after the cursor a previous page
+   * answered. An unknown cursor throws InvalidCursorError.
+   */
+  list(query: AccountListQuery): Promise<Page<AccountRecord>>;
 }
 
 /** What names one cost rule: its product, service ('' for all) and upstream. */
@@ -498,6 +506,12 @@ export interface HistoryStore {
   spendByDay(accountId: string, mode: Mode, from: Date, until: Date, offsetMs: number): Promise<DaySpend[]>;
   /** How many of the wallet's purchases are pending. */
   pendingCount(accountId: string, mode: Mode): Promise<number>;
+  /**
+   * The console's transactions desk: live purchases made in [from, until), of every account or
+   * of one, matching the query's filters (an upstream: any attempt sent there), newest first,
+   * paged like listByAccount.
+   */
+  searchDesk(query: DeskTransactionQuery, page: PageRequest): Promise<Page<TransactionRecord>>;
 }
 
 /**

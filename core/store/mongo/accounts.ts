@@ -1,8 +1,11 @@
 /** Accounts on MongoDB: one document per account, holding its balance and ledger sequence. */
+import type { Filter } from 'mongodb';
+import type { AccountListQuery, AccountSort } from '../../domain/account-list.js';
 import { requireLimit } from '../bounds.js';
+import { decodeAccountCursor, encodeAccountCursor, toPage } from '../paging.js';
 import type { AccountStore } from '../port.js';
 import type { MongoContext } from './context.js';
-import { accountFromDoc, accountToDoc, tierFromDoc } from './documents.js';
+import { type AccountDoc, accountFromDoc, accountToDoc, readInteger, tierFromDoc } from './documents.js';
 
 export function createAccountStore({ live }: MongoContext): AccountStore {
   return {
@@ -60,5 +63,53 @@ export function createAccountStore({ live }: MongoContext): AccountStore {
         .toArray();
       return docs.map(accountFromDoc);
     },
+    async list(query) {
+      const limit = requireLimit(query.limit);
+      const field = FIELD[query.sort];
+      const order = query.descending ? -1 : 1;
+      const docs = await live()
+        .accounts.find(accountListFilter(query, field))
+        .sort({ [field]: order, _id: order })
+        .limit(limit + 1)
+        .toArray();
+      return toPage(docs, limit, accountFromDoc, (doc) =>
+        encodeAccountCursor(
+          field === 'created_at'
+            ? doc.created_at.getTime()
+            : field === 'name'
+              ? doc.name
+              : readInteger(doc.balance_kobo, 'accounts.balance_kobo'),
+          doc._id,
+        ),
+      );
+    },
   };
+}
+
+const FIELD: Record<AccountSort, 'created_at' | 'balance_kobo' | 'name'> = {
+  created: 'created_at',
+  balance: 'balance_kobo',
+  name: 'name',
+};
+
+/** The query's filters and its cursor as one MongoDB filter; every value is a value, never an operator. */
+function accountListFilter(query: AccountListQuery, field: 'created_at' | 'balance_kobo' | 'name'): Filter<AccountDoc> {
+  const and: Filter<AccountDoc>[] = [];
+  if (query.tierId !== undefined) and.push({ tier_id: { $eq: query.tierId } });
+  if (query.suspended !== undefined) and.push({ suspension: { $exists: query.suspended } });
+  const created: Record<string, Date> = {};
+  if (query.createdFrom) created.$gte = query.createdFrom;
+  if (query.createdBefore) created.$lt = query.createdBefore;
+  if (Object.keys(created).length > 0) and.push({ created_at: created });
+  const balance: Record<string, number> = {};
+  if (query.balanceMinKobo !== undefined) balance.$gte = query.balanceMinKobo;
+  if (query.balanceMaxKobo !== undefined) balance.$lte = query.balanceMaxKobo;
+  if (Object.keys(balance).length > 0) and.push({ balance_kobo: balance });
+  if (query.after !== undefined) {
+    const cursor = decodeAccountCursor(query.after, field === 'name' ? 'string' : 'number');
+    const value = field === 'created_at' ? new Date(cursor.value as number) : cursor.value;
+    const past = query.descending ? '$lt' : '$gt';
+    and.push({ $or: [{ [field]: { [past]: value } }, { [field]: { $eq: value }, _id: { [past]: cursor.accountId } }] });
+  }
+  return and.length === 0 ? {} : { $and: and };
 }

@@ -225,6 +225,18 @@ export function createEventStore(ctx: MongoContext): EventStore {
         .toArray();
       return toPage(docs, limit, eventFromDoc, (doc) => encodeEventCursor(readInteger(doc.seq, 'events.seq')));
     },
+    async listAboutSubject(accountId, mode, subject, scan) {
+      const docs = await eventCollections(ctx)
+        .events.aggregate<EventDoc>([
+          { $match: { account_id: accountId, mode } },
+          { $sort: { seq: -1 } },
+          { $limit: requireLimit(scan) },
+          { $match: { subject } },
+          { $sort: { seq: 1 } },
+        ])
+        .toArray();
+      return docs.map(eventFromDoc);
+    },
     failingDestinations: (before, limit, accountId) => failingDestinationsOf(ctx, before, limit, accountId),
     async undeliveredSummary() {
       const { events } = eventCollections(ctx);

@@ -9,6 +9,7 @@ import { requireLimit } from '../bounds.js';
 import { decodeTransactionCursor, encodeTransactionCursor, toPage } from '../paging.js';
 import type { HistoryStore } from '../port.js';
 import type { MongoContext } from './context.js';
+import { searchDesk } from './desk-search.js';
 import { developerRead } from './developer-reads.js';
 import { readInteger, type TransactionDoc, transactionFromDoc } from './documents.js';
 
@@ -56,8 +57,11 @@ export function historySearchFilter(
   return filter;
 }
 
-export function createHistoryStore({ live }: MongoContext): HistoryStore {
+export function createHistoryStore(ctx: MongoContext): HistoryStore {
+  const { live } = ctx;
   return {
+    searchDesk: (query, page) =>
+      searchDesk(ctx, (accountId, rest, after) => historySearchFilter(accountId, 'live', rest, after), query, page),
     async search(accountId, mode, query, page) {
       const limit = requireLimit(page.limit);
       const filter = historySearchFilter(accountId, mode, query, page.after);

@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import type { Mode } from '../../domain/mode.js';
 import { requireLimit } from '../bounds.js';
 import type { AccountStore } from '../port.js';
+import { accountLister } from './account-list.js';
 import { type AccountRow, accountFromRow, tierFromRow, toMs } from './rows.js';
 
 /** An account's row with its tier's columns beside it (null when the tier does not exist). */
@@ -94,7 +95,8 @@ export function walletStatements(sql: AccountStatements, mode: Mode) {
     : { debit: sql.debitBalance, add: sql.addToBalance };
 }
 
-export function createAccountStore(sql: AccountStatements): AccountStore {
+export function createAccountStore(sql: AccountStatements, db: Database.Database): AccountStore {
+  const list = accountLister(db);
   return {
     async create(account) {
       const row = sql.insert.get({
@@ -145,6 +147,9 @@ export function createAccountStore(sql: AccountStatements): AccountStore {
       requireLimit(limit);
       if (fragment === '') return [];
       return sql.byName.all({ fragment, limit }).map(accountFromRow);
+    },
+    async list(query) {
+      return list(query);
     },
   };
 }

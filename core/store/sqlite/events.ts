@@ -153,6 +153,10 @@ export function prepareEventStatements(db: Database.Database) {
       `UPDATE events SET delivery = 'pending', next_attempt_at = @at, queued_at = @at, lease_owner = NULL
        WHERE event_id = @event_id RETURNING *`,
     ),
+    aboutSubject: db.prepare<{ account_id: string; mode: string; subject: string; scan: number }, EventRow>(
+      `SELECT * FROM (SELECT * FROM events WHERE account_id = @account_id AND mode = @mode ORDER BY seq DESC LIMIT @scan)
+       WHERE subject = @subject ORDER BY seq`,
+    ),
     deliveries: db.prepare<
       { account_id: string; mode: string; before: number; failed_only: number; limit: number },
       EventRow
@@ -280,6 +284,9 @@ export function createEventStore(sql: EventStatements, commit: GroupCommit): Eve
         limit: limit + 1,
       });
       return toPage(rows, limit, eventFromRow, (row) => encodeEventCursor(row.seq));
+    },
+    async listAboutSubject(accountId, mode, subject, scan) {
+      return sql.aboutSubject.all({ account_id: accountId, mode, subject, scan: requireLimit(scan) }).map(eventFromRow);
     },
     async failingDestinations(before, limit, accountId) {
       requireLimit(limit);

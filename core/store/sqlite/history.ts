@@ -12,6 +12,7 @@ import type { TransactionQuery } from '../../domain/records.js';
 import { requireLimit } from '../bounds.js';
 import { decodeTransactionCursor, toPage } from '../paging.js';
 import type { HistoryStore } from '../port.js';
+import { deskSearcher } from './desk-search.js';
 import { TRANSACTION_JSON, toMs, transactionFromJson, transactionRecordCursor } from './rows.js';
 
 const DAY_MS = 86_400_000;
@@ -87,7 +88,11 @@ export function createHistoryStore(db: Database.Database): HistoryStore {
     `SELECT COUNT(*) AS count FROM transactions WHERE account_id = ? AND mode = ? AND status = 'pending'`,
   );
 
+  const desk = deskSearcher(db);
   return {
+    async searchDesk(query, page) {
+      return desk(query, page);
+    },
     async search(accountId, mode, query, page) {
       const limit = requireLimit(page.limit);
       const values: Record<string, unknown> = { account_id: accountId, mode, ...parameters(query), limit: limit + 1 };

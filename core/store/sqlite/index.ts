@@ -107,7 +107,7 @@ function buildStore(db: Database.Database): Store {
     attempts: attemptSql,
   });
   return {
-    accounts: createAccountStore(accountSql),
+    accounts: createAccountStore(accountSql, db),
     keys: createKeyStore(db, commit, eventSql),
     catalog: createCatalogStore(db, eventSql),
     wallet: money.wallet,

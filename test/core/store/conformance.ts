@@ -737,6 +737,160 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(await h.store.accounts.searchByName('', 10), []);
     });
 
+    it('the console lists accounts filtered, sorted by time, balance or name, a bounded page at a time', async (h) => {
+      // A year no other test writes in, so a store shared between tests still lists only these.
+      const base = Date.UTC(2031, 5, 1) + Math.floor(Math.random() * 1e9);
+      const when = (days: number) => new Date(base + days * 86_400_000);
+      const made: { id: string; name: string; balance: number; days: number }[] = [];
+      for (const [name, balance, days, tierId] of [
+        ['Zeta Data', 5_000, 1, 'standard'],
+        ['Ade Stores', 20_000, 2, 'standard'],
+        ['Bola Ventures', 0, 3, 'api'],
+        ['Chi Telecom', 20_000, 4, 'standard'],
+      ] as const) {
+        const id = h.unique('acct');
+        await h.store.accounts.create({ accountId: id, name, tierId, createdAt: when(days) });
+        h.accountIds.add(id);
+        if (balance > 0) {
+          const memo = 'opening balance';
+          const credit = { mode: 'live' as const, accountId: id, amountKobo: kobo(balance), memo, at: when(days) };
+          await h.store.ledger.post({ kind: 'credit', credit: { ...credit, reference: h.unique('fund') } });
+        }
+        made.push({ id, name, balance, days });
+      }
+      const range = { createdFrom: when(0), createdBefore: when(5) };
+      const ids = (page: { items: { accountId: string }[] }) => page.items.map((a) => a.accountId);
+      const byDays = (...days: number[]) => days.map((d) => made.find((m) => m.days === d)!.id);
+      // Newest first, two at a time: the cursor carries on where the first page stopped.
+      const first = await h.store.accounts.list({ ...range, sort: 'created', descending: true, limit: 2 });
+      assert.equal(ids(first), byDays(4, 3));
+      assert.ok(first.next);
+      const second = await h.store.accounts.list({
+        ...range,
+        sort: 'created',
+        descending: true,
+        limit: 2,
+        after: first.next!,
+      });
+      assert.equal(ids(second), byDays(2, 1));
+      assert.is(second.next, undefined);
+      // Balance, highest first: the two equal balances are ordered by id, in the same direction, across pages.
+      const tied = byDays(2, 4).sort().reverse();
+      const rich = await h.store.accounts.list({ ...range, sort: 'balance', descending: true, limit: 1 });
+      assert.equal(ids(rich), [tied[0]!]);
+      const next = await h.store.accounts.list({
+        ...range,
+        sort: 'balance',
+        descending: true,
+        limit: 1,
+        after: rich.next!,
+      });
+      assert.equal(ids(next), [tied[1]!]);
+      // By name, A to Z.
+      const named = await h.store.accounts.list({ ...range, sort: 'name', descending: false, limit: 10 });
+      assert.equal(
+        named.items.map((a) => a.name),
+        ['Ade Stores', 'Bola Ventures', 'Chi Telecom', 'Zeta Data'],
+      );
+      // Filters narrow: tier, balance range, created range, suspension.
+      assert.equal(
+        ids(await h.store.accounts.list({ ...range, tierId: 'api', sort: 'created', descending: true, limit: 10 })),
+        byDays(3),
+      );
+      const middle = { balanceMinKobo: 1, balanceMaxKobo: 10_000 };
+      assert.equal(
+        ids(await h.store.accounts.list({ ...range, ...middle, sort: 'name', descending: false, limit: 10 })),
+        byDays(1),
+      );
+      const early = { createdFrom: when(2), createdBefore: when(4) };
+      assert.equal(
+        ids(await h.store.accounts.list({ ...early, sort: 'created', descending: false, limit: 10 })),
+        byDays(2, 3),
+      );
+      await h.store.accounts.setSuspension(byDays(1)[0]!, {
+        at: when(6),
+        by: 'staff:ada@ops.example.ng',
+        note: 'review',
+      });
+      const suspended = await h.store.accounts.list({
+        ...range,
+        suspended: true,
+        sort: 'created',
+        descending: true,
+        limit: 10,
+      });
+      assert.equal(ids(suspended), byDays(1));
+      const active = await h.store.accounts.list({
+        ...range,
+        suspended: false,
+        sort: 'created',
+        descending: true,
+        limit: 10,
+      });
+      assert.equal(ids(active), byDays(4, 3, 2));
+      // A cursor of another sort's kind, or none this store issued, is refused as such.
+      for (const after of [first.next!, 'not-a-cursor']) {
+        let caught: unknown;
+        try {
+          await h.store.accounts.list({ ...range, sort: 'name', descending: false, limit: 2, after });
+        } catch (error) {
+          caught = error;
+        }
+        assert.instance(caught, InvalidCursorError, 'a cursor of another sort or none issued is refused');
+      }
+    });
+
+    it('the transactions desk finds live purchases in a range by recipient, account, status and upstream, paged', async (h) => {
+      const buyer = await h.account(10_000_00);
+      const other = await h.account(10_000_00);
+      // A time no other test writes at, so a shared store still answers only these.
+      const base = Date.UTC(2032, 2, 1) + Math.floor(Math.random() * 1e9);
+      const made = (seconds: number) => new Date(base + seconds * 1000);
+      const buy = async (
+        accountId: string,
+        seconds: number,
+        recipient: string,
+        upstream: string,
+        mode: 'live' | 'test' = 'live',
+      ) => {
+        const tx = h.purchase(accountId, { createdAt: made(seconds), recipient, mode });
+        const result = await h.store.ledger.post({ kind: 'reserve', tx, first: { upstream } });
+        assert.is(result.outcome, 'reserved');
+        return tx.reference;
+      };
+      const a = await buy(buyer, 1, '08031110001', 'vtpass');
+      const b = await buy(buyer, 2, '08031110002', 'ck');
+      const c = await buy(other, 3, '08031110001', 'vtpass');
+      await h.store.ledger.post({
+        kind: 'credit',
+        credit: {
+          mode: 'test',
+          accountId: buyer,
+          amountKobo: kobo(10_000_00),
+          reference: h.unique('fund'),
+          memo: 'test money',
+          at: made(0),
+        },
+      });
+      await buy(buyer, 4, '08031110001', 'vtpass', 'test');
+      const range = { from: made(0), until: made(10) };
+      const refs = (page: { items: { reference: string }[] }) => page.items.map((t) => t.reference);
+      // Newest first, across accounts, live only; two at a time.
+      const first = await h.store.history.searchDesk(range, { limit: 2 });
+      assert.equal(refs(first), [c, b]);
+      assert.equal(refs(await h.store.history.searchDesk(range, { limit: 2, after: first.next! })), [a]);
+      assert.equal(refs(await h.store.history.searchDesk({ ...range, recipient: '08031110001' }, { limit: 10 })), [
+        c,
+        a,
+      ]);
+      const mine = { ...range, accountId: buyer, recipient: '08031110001' };
+      assert.equal(refs(await h.store.history.searchDesk(mine, { limit: 10 })), [a]);
+      assert.equal(refs(await h.store.history.searchDesk({ ...range, upstream: 'ck' }, { limit: 10 })), [b]);
+      assert.equal(refs(await h.store.history.searchDesk({ ...range, status: 'success' }, { limit: 10 })), []);
+      assert.equal(refs(await h.store.history.searchDesk({ ...range, reference: b }, { limit: 10 })), [b]);
+      assert.equal(refs(await h.store.history.searchDesk({ from: made(2), until: made(3) }, { limit: 10 })), [b]);
+    });
+
     it('planId 0 allocates the next id; ids stay stable across updates and are never reused', async (h) => {
       const plan = (network: string, label: string): PlanRecord => ({
         planId: 0,

@@ -94,6 +94,9 @@ test('every request in docs/api.md and the README, and every real answer, matche
   const page = await gateway.request({ query: { action: 'transactions', limit: '1' }, keys });
   const ownCursor = (page.json as { next_cursor: string }).next_cursor;
   assert.type(ownCursor, 'string', 'two purchases make a second page');
+  // An events cursor names one of the caller's own events, so the page's stands for one of ours.
+  const feed = await gateway.request({ query: { action: 'events', limit: '1' }, keys });
+  const ownEventsCursor = (feed.json as { next_cursor: string }).next_cursor;
 
   for (const request of requests) {
     const where = request.where;
@@ -106,6 +109,7 @@ test('every request in docs/api.md and the README, and every real answer, matche
     );
     if (request.query.has('reference')) request.query.set('reference', ownReference);
     if (request.query.get('cursor')?.endsWith('...')) request.query.set('cursor', ownCursor);
+    if (action === 'events' && request.query.has('cursor')) request.query.set('cursor', ownEventsCursor);
 
     if (request.body !== undefined) {
       const validate = validator(operation.requestBody.content['application/json'].schema);

@@ -12,8 +12,8 @@ import type { TransactionRecord, UpstreamAnswerRecord, UpstreamAttemptRecord } f
 import type { ProposalRecord } from '../domain/staff.js';
 import type { Store } from '../store/port.js';
 
-/** How many of the account's newest events a purchase's page looks through for its own. */
-const EVENT_SCAN = 1_000;
+/** A purchase has at most three events (success, failed, reversed); the bound only guards the read. */
+const EVENT_SCAN = 10;
 /** The open proposals a purchase's page looks through for its own. */
 const OPEN_PROPOSALS = 500;
 

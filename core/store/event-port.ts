@@ -88,11 +88,11 @@ export interface EventStore {
   ): Promise<Page<EventRecord>>;
   undeliveredSummary(): Promise<UndeliveredSummary>;
   /**
-   * The events about one subject (a purchase's reference), oldest first, found among the
-   * wallet's `scan` newest events: a bounded read of the feed's index, since no index leads
-   * with the subject (the console's transaction page says how far it looked).
+   * A purchase's own events (transaction.success, .failed, .reversed about its reference), oldest
+   * first, at most `limit`: read on the index that keeps one of each per purchase
+   * (events_once_per_move), so however old the purchase, they are found.
    */
-  listAboutSubject(accountId: string, mode: Mode, subject: string, scan: number): Promise<EventRecord[]>;
+  listAboutSubject(accountId: string, mode: Mode, subject: string, limit: number): Promise<EventRecord[]>;
   /**
    * The destinations whose oldest event still pending delivery was created before `before`
    * (the console's "failing for over a day"), oldest first, at most `limit`; only the

@@ -156,6 +156,9 @@ async function insertEvent(
   return doc;
 }
 
+/** The events one purchase has at most one of each (the events_once_per_move index's filter). */
+const PURCHASE_EVENT_TYPES = ['transaction.success', 'transaction.failed', 'transaction.reversed'] as const;
+
 export function createEventStore(ctx: MongoContext): EventStore {
   return {
     async listFeed(accountId, mode, afterSeq, limit) {
@@ -226,14 +229,11 @@ export function createEventStore(ctx: MongoContext): EventStore {
       return toPage(docs, limit, eventFromDoc, (doc) => encodeEventCursor(readInteger(doc.seq, 'events.seq')));
     },
     async listAboutSubject(accountId, mode, subject, scan) {
+      // On events_once_per_move, whose partial filter the type list repeats.
       const docs = await eventCollections(ctx)
-        .events.aggregate<EventDoc>([
-          { $match: { account_id: accountId, mode } },
-          { $sort: { seq: -1 } },
-          { $limit: requireLimit(scan) },
-          { $match: { subject } },
-          { $sort: { seq: 1 } },
-        ])
+        .events.find({ subject, type: { $in: [...PURCHASE_EVENT_TYPES] }, account_id: accountId, mode })
+        .sort({ seq: 1 })
+        .limit(requireLimit(scan))
         .toArray();
       return docs.map(eventFromDoc);
     },

@@ -153,9 +153,12 @@ export function prepareEventStatements(db: Database.Database) {
       `UPDATE events SET delivery = 'pending', next_attempt_at = @at, queued_at = @at, lease_owner = NULL
        WHERE event_id = @event_id RETURNING *`,
     ),
+    // On events_once_per_move, whose partial filter the type list repeats.
     aboutSubject: db.prepare<{ account_id: string; mode: string; subject: string; scan: number }, EventRow>(
-      `SELECT * FROM (SELECT * FROM events WHERE account_id = @account_id AND mode = @mode ORDER BY seq DESC LIMIT @scan)
-       WHERE subject = @subject ORDER BY seq`,
+      `SELECT * FROM events INDEXED BY events_once_per_move
+        WHERE subject = @subject AND type IN ('transaction.success', 'transaction.failed', 'transaction.reversed')
+          AND account_id = @account_id AND mode = @mode
+        ORDER BY seq LIMIT @scan`,
     ),
     deliveries: db.prepare<
       { account_id: string; mode: string; before: number; failed_only: number; limit: number },

@@ -716,7 +716,9 @@ function fundingParts(deps: CoreDeps, money: MoneyPath): FundingService {
       phone_verified: today?.phoneVerified ?? 0,
       funded: today?.funded ?? 0,
       purchased: today?.purchased ?? 0,
+      level_2: today?.level2 ?? 0,
       api_tier: today?.apiTier ?? 0,
+      pending_reviews: (await store.kyc.pendingRequests(1_000)).length,
     };
   });
   return funding;

@@ -228,7 +228,17 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
 
 /** Today's sign-ups (Lagos) and how many of them reached each step since, by step. */
 type SignUpFunnel = Readonly<
-  Record<'signed_up' | 'email_verified' | 'phone_verified' | 'funded' | 'purchased' | 'api_tier', number>
+  Record<
+    | 'signed_up'
+    | 'email_verified'
+    | 'phone_verified'
+    | 'funded'
+    | 'purchased'
+    | 'level_2'
+    | 'api_tier'
+    | 'pending_reviews',
+    number
+  >
 >;
 
 /** `prepaid_core_sign_ups_today{step}`: the funnel of the day's sign-ups, read from the store at scrape time. */
@@ -238,7 +248,8 @@ function signUpSeries(registers: Registry[]): (funnel: () => Promise<SignUpFunne
     name: 'prepaid_core_sign_ups_today',
     help:
       'Accounts signed up in the developer area this Lagos day, by how far they came: signed_up, ' +
-      'email_verified, phone_verified, funded, purchased, api_tier.',
+      'email_verified, phone_verified, funded, purchased, level_2, api_tier; and pending_reviews, the level ' +
+      'requests of any day waiting for staff now.',
     labelNames: ['step'],
     registers,
     async collect() {

@@ -52,9 +52,21 @@ function session(ctx: PageContext) {
 /** Sign-ups per day and how far they came (docs/sign-up.md); the first column is the day, the rest are counts. */
 function signUpSection(report: GetSignUpReportResponse): SafeHtml {
   const counts = (row: SignUpDay) =>
-    [row.signedUp, row.emailVerified, row.phoneVerified, row.funded, row.purchased, row.apiTier].map(String);
+    [row.signedUp, row.emailVerified, row.phoneVerified, row.funded, row.purchased, row.level2, row.apiTier].map(
+      String,
+    );
   const table: ReportTable = {
-    columns: ['Day', '', 'Signed up', 'Email verified', 'Phone verified', 'Funded', 'First purchase', 'API tier'],
+    columns: [
+      'Day',
+      '',
+      'Signed up',
+      'Email verified',
+      'Phone verified',
+      'Funded',
+      'First purchase',
+      'Level 2',
+      'API tier',
+    ],
     rows: [
       ...report.days.map((row) => [row.date, '', ...counts(row)]),
       ...(report.total ? [['Total', '', ...counts(report.total)]] : []),
@@ -63,8 +75,10 @@ function signUpSection(report: GetSignUpReportResponse): SafeHtml {
   return html`<section aria-labelledby="sign-ups-heading">
 <h2 id="sign-ups-heading">Sign-ups</h2>
 <p>Accounts signed up in the developer area, by the day they signed up, and how many of them have verified their \
-email, their phone, been funded, bought live and reached the API tier since.</p>
+email, their phone, been funded, bought live, reached identity level 2 and the API tier since.</p>
 ${tableHtml(`Sign-ups, ${report.from} to ${report.to}`, table)}
+<p>Requests for a higher identity level waiting for a decision now: <strong>${String(report.pendingReviews)}</strong> \
+(<a href="/kyc">Identity levels</a>).</p>
 </section>`;
 }
 

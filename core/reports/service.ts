@@ -53,6 +53,8 @@ export interface SignUpReport {
   period: ReportPeriod;
   days: SignUpDayRow[];
   total: Omit<SignUpDayRow, 'day'>;
+  /** Level requests waiting for staff now (at most MAX_PENDING_REVIEWS counted). */
+  pendingReviews: number;
 }
 
 export interface Reports {
@@ -61,7 +63,10 @@ export interface Reports {
   signUps(ask: ReportAsk): Promise<SignUpReport>;
 }
 
-export function createReports(store: Pick<Store, 'reports' | 'signUps'>): Reports {
+/** The most waiting level requests a report counts (the console's queue lists them all). */
+const MAX_PENDING_REVIEWS = 1_000;
+
+export function createReports(store: Pick<Store, 'reports' | 'signUps' | 'kyc'>): Reports {
   const windowOf = (period: ReportPeriod) => ({ ...periodInstants(period), offsetMs: LAGOS_OFFSET_MS });
   return {
     async sales(ask) {
@@ -85,9 +90,18 @@ export function createReports(store: Pick<Store, 'reports' | 'signUps'>): Report
     async signUps(ask) {
       const period = reportPeriod(ask.from, ask.to, 'day');
       const days = await store.signUps.funnel(period.fromDay, period.toDay);
-      const total = { signedUp: 0, emailVerified: 0, phoneVerified: 0, funded: 0, purchased: 0, apiTier: 0 };
+      const total = {
+        signedUp: 0,
+        emailVerified: 0,
+        phoneVerified: 0,
+        funded: 0,
+        purchased: 0,
+        level2: 0,
+        apiTier: 0,
+      };
       for (const day of days) for (const key of Object.keys(total) as (keyof typeof total)[]) total[key] += day[key];
-      return { period, days, total };
+      const pendingReviews = (await store.kyc.pendingRequests(MAX_PENDING_REVIEWS)).length;
+      return { period, days, total, pendingReviews };
     },
   };
 }

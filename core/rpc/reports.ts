@@ -89,6 +89,7 @@ function signUpDay(date: string, row: Omit<SignUpDayRow, 'day'>) {
     phoneVerified: BigInt(row.phoneVerified),
     funded: BigInt(row.funded),
     purchased: BigInt(row.purchased),
+    level2: BigInt(row.level2),
     apiTier: BigInt(row.apiTier),
   };
 }
@@ -100,5 +101,6 @@ export function signUpReportMessage(report: SignUpReport): MessageInitShape<type
     to: lagosDate(report.period.toDay),
     days: report.days.map((row) => signUpDay(lagosDate(row.day), row)),
     total: signUpDay('', report.total),
+    pendingReviews: BigInt(report.pendingReviews),
   };
 }

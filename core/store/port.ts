@@ -843,6 +843,8 @@ export interface SignUpDayRow {
   funded: number;
   /** It has a delivered live purchase. */
   purchased: number;
+  /** It is at identity level 2 or above now. */
+  level2: number;
   /** It is on a tier with API access now. */
   apiTier: number;
 }

@@ -99,6 +99,8 @@ function funnelPipeline(from: Date, until: Date): Document[] {
         phoneVerified: { $sum: { $cond: [{ $ifNull: ['$account.phone_verified_at', false] }, 1, 0] } },
         funded: { $sum: { $cond: [{ $gt: [{ $size: '$ledger_entries' }, 0] }, 1, 0] } },
         purchased: { $sum: { $cond: [{ $gt: [{ $size: '$transactions' }, 0] }, 1, 0] } },
+        // An account without kyc_level is at level 3 (schema step 35).
+        level2: { $sum: { $cond: [{ $gte: [{ $ifNull: ['$account.kyc_level', 3] }, 2] }, 1, 0] } },
         apiTier: { $sum: { $cond: [{ $eq: [{ $first: '$tier.api_access' }, true] }, 1, 0] } },
       },
     },

@@ -127,6 +127,7 @@ function prepare(db: Database.Database) {
                           AND l.kind = 'credit')) AS funded,
               sum(EXISTS (SELECT 1 FROM transactions t WHERE t.account_id = s.account_id AND t.mode = 'live'
                           AND t.status = 'success')) AS purchased,
+              sum(a.kyc_level >= 2) AS level2,
               sum(coalesce(t.api_access, 0)) AS apiTier
        FROM sign_ups s JOIN accounts a ON a.account_id = s.account_id LEFT JOIN tiers t ON t.tier_id = a.tier_id
        WHERE s.created_at >= @from AND s.created_at < @until

@@ -14,12 +14,16 @@ test("today's funnel appears in the scrape, each step a series, read again at ev
     phone_verified: 2,
     funded: 1,
     purchased: 1,
+    level_2: 1,
     api_tier: 0,
+    pending_reviews: 2,
   }));
   const text = await metrics.registry.metrics();
   assert.match(text, /prepaid_core_sign_ups_today\{step="signed_up"\} 4/);
   assert.match(text, /prepaid_core_sign_ups_today\{step="phone_verified"\} 2/);
   assert.match(text, /prepaid_core_sign_ups_today\{step="api_tier"\} 0/);
+  assert.match(text, /prepaid_core_sign_ups_today\{step="level_2"\} 1/);
+  assert.match(text, /prepaid_core_sign_ups_today\{step="pending_reviews"\} 2/);
   signedUp = 5;
   assert.match(await metrics.registry.metrics(), /prepaid_core_sign_ups_today\{step="signed_up"\} 5/);
 });

@@ -13,6 +13,7 @@ import { lagosDate, lagosDay } from '../../../core/domain/people.js';
 import { parseSmtpUrl } from '../../../core/mail/smtp.js';
 import { createReports } from '../../../core/reports/service.js';
 import { HolderService, SignInOutcome, SignUpOutcome } from '../../../gen/prepaid/v1/holder_pb.js';
+import { KycAdminService, KycService } from '../../../gen/prepaid/v1/kyc_pb.js';
 import { ShopService } from '../../../gen/prepaid/v1/shop_pb.js';
 import { Mode } from '../../../gen/prepaid/v1/types_pb.js';
 import { startCore, type TestCore } from '../../helpers/core.js';
@@ -229,7 +230,20 @@ test("the operator's funnel counts each day's sign-ups and how far they came", a
   assert.is(today!.emailVerified, 1, 'one proved its email');
   assert.is(today!.phoneVerified, 1, 'and its phone');
   assert.is(today!.funded, 0, 'none was funded live');
+  assert.is(today!.level2, 0, 'every sign-up starts at level 1');
   assert.is(today!.apiTier, 0);
+  // The proven one raised to level 2 by the operator: the funnel's level-2 step counts it.
+  const proven = await holderOf(core).signIn({ email: 'ade@example.ng', password: PASSWORD, clientIp: '198.51.100.7' });
+  const accountId = proven.session!.user!.accountId;
+  const kyc = core.clientWithToken(KycService, core.serviceToken);
+  await kyc.requestLevel({ sessionToken: proven.sessionToken, kind: 'nin', number: '12345678901' });
+  assert.is((await reports.signUps(ask)).pendingReviews, 1, 'its request waits for staff');
+  const kycAdmin = core.clientWithToken(KycAdminService, core.adminToken);
+  await kycAdmin.approveLevel({ accountId, level: 2, note: 'NIN seen' });
+  const after = await reports.signUps(ask);
+  assert.is(after.days[0]!.level2, 1);
+  assert.is(after.total.level2, 1);
+  assert.is(after.pendingReviews, 0, 'its request was approved with the raise');
 });
 
 test('SIGNUP=invite: no sign-up, and the form says so', async () => {

@@ -79,9 +79,10 @@ async function compare(store: ReportStore, oracle: Oracle, endings: Map<string, 
   }
   // The sign-up funnel is no sum of postings: it is not compared here.
   const signUps = {} as Store['signUps'];
-  const now = createReports({ reports: store, signUps });
+  const kyc = {} as Store['kyc'];
+  const now = createReports({ reports: store, signUps, kyc });
   // Manual moves are read from the books alone: the old computation had none to compare.
-  const before = createReports({ reports: { ...oracle, manualByDay: store.manualByDay }, signUps });
+  const before = createReports({ reports: { ...oracle, manualByDay: store.manualByDay }, signUps, kyc });
   for (const by of ['day', 'month']) {
     for (const group of GROUPS) {
       const ask = { ...ACTIVITY_DAYS, by, group };

@@ -7,6 +7,7 @@ import { DomainError } from '../core/domain/errors.js';
 import { MAX_REPORT_DAYS, MAX_REPORT_MONTHS, reportGroup, reportPeriod } from '../core/domain/reports.js';
 import {
   type FundingFigures,
+  type FundingReport,
   type ManualFigures,
   type ReportQuery,
   type SalesFigures,
@@ -14,7 +15,7 @@ import {
 } from '../gen/prepaid/v1/console_pb.js';
 import { csvDocument } from '../runtime/csv.js';
 import { fundingTable, manualTable, type ReportTable, salesTable } from '../runtime/report-tables.js';
-import { type CommandGroup, type CommandResult, type OptionSpec, UsageError } from './command.js';
+import { type CommandGroup, type CommandResult, type CommandSpec, type OptionSpec, UsageError } from './command.js';
 import { columns, kobo, present } from './format.js';
 
 const PERIOD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
@@ -58,6 +59,25 @@ function shown(table: ReportTable, csv: boolean): string[] {
   return columns([table.columns, ...table.rows]);
 }
 
+/** A command over the money-in report: its period asked once, one part of the answer shown as JSON and as a table. */
+function moneyIn(
+  part: (report: FundingReport) => {
+    rows: Record<string, unknown>[];
+    total: Record<string, number>;
+    table: ReportTable;
+  },
+): CommandSpec['run'] {
+  return async ({ options }, _core, clients): Promise<CommandResult> => {
+    const query = queryOf(options, '');
+    const report = present((await clients(StaffAdminService).reportFunding({ query })).report, 'report');
+    const { rows, total, table } = part(report);
+    return {
+      json: { from: report.from, to: report.to, by: report.by, rows, total },
+      text: shown(table, options['csv'] === 'yes'),
+    };
+  };
+}
+
 export const reportsGroup: CommandGroup = {
   name: 'report',
   summary: 'Reports of live money: sales, refunds, cost and margin; money in by funding provider; manual moves.',
@@ -91,44 +111,22 @@ export const reportsGroup: CommandGroup = {
       summary: 'Money in by funding provider: inflows, amount paid, fees, credited, unmatched.',
       args: [],
       options: PERIOD_OPTIONS,
-      async run({ options }, _core, clients): Promise<CommandResult> {
-        const query = queryOf(options, '');
-        const report = present((await clients(StaffAdminService).reportFunding({ query })).report, 'report');
-        return {
-          json: {
-            from: report.from,
-            to: report.to,
-            by: report.by,
-            rows: report.rows.map((row) => ({
-              period: row.period,
-              provider: row.provider,
-              ...figuresJson(row.figures),
-            })),
-            total: figuresJson(report.total),
-          },
-          text: shown(fundingTable(report), options['csv'] === 'yes'),
-        };
-      },
+      run: moneyIn((report) => ({
+        rows: report.rows.map((row) => ({ period: row.period, provider: row.provider, ...figuresJson(row.figures) })),
+        total: figuresJson(report.total),
+        table: fundingTable(report),
+      })),
     },
     {
       name: 'manual',
       summary: "The operator's manual credits and debits of live wallets, per day or month, and their net.",
       args: [],
       options: PERIOD_OPTIONS,
-      async run({ options }, _core, clients): Promise<CommandResult> {
-        const query = queryOf(options, '');
-        const report = present((await clients(StaffAdminService).reportFunding({ query })).report, 'report');
-        return {
-          json: {
-            from: report.from,
-            to: report.to,
-            by: report.by,
-            rows: report.manualRows.map((row) => ({ period: row.period, ...figuresJson(row.figures) })),
-            total: figuresJson(report.manualTotal),
-          },
-          text: shown(manualTable(report), options['csv'] === 'yes'),
-        };
-      },
+      run: moneyIn((report) => ({
+        rows: report.manualRows.map((row) => ({ period: row.period, ...figuresJson(row.figures) })),
+        total: figuresJson(report.manualTotal),
+        table: manualTable(report),
+      })),
     },
   ],
 };

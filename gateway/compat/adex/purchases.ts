@@ -7,7 +7,6 @@
  * costs), and told by the account's compat callback once it settles.
  */
 import { purchaseScope } from '../../../core/domain/key-controls.js';
-import { parseNaira } from '../../../core/domain/money.js';
 import { soldProductWord } from '../../../core/domain/words.js';
 import { Product, type Transaction } from '../../../gen/prepaid/v1/types_pb.js';
 import { accountOf, purchaserOf } from '../../actions/action.js';
@@ -15,7 +14,7 @@ import type { PurchaseOutcome } from '../../actions/views.js';
 import { ApiError, toApiError } from '../../errors.js';
 import type { CompatAnswer, CompatRequest } from '../dialect.js';
 import { lookUp, meterTypeOf } from '../msorg/ids.js';
-import { MsorgInput } from '../msorg/input.js';
+import { amountOf, MsorgInput } from '../msorg/input.js';
 import { awaitOutcome } from '../wait.js';
 import { failAnswer, purchaseAnswer, refusalAnswer } from './answers.js';
 import { CABLE_FIELD, CABLE_IDS, DISCO_IDS, NETWORK_IDS } from './ids.js';
@@ -78,20 +77,6 @@ async function answered(
     return failAnswer(refused.status, (refused.body as { message: string }).message, requestId);
   }
   return purchaseAnswer(tx, inFlight, requestId);
-}
-
-function amountOf(input: MsorgInput, field: string): number {
-  const value = input.raw(field);
-  if (value === undefined) {
-    input.reject(field, 'This field is required.');
-    return 0;
-  }
-  const parsed = parseNaira(typeof value === 'string' ? value.trim() : value);
-  if (!parsed.ok) {
-    input.reject(field, 'A valid number is required.');
-    return 0;
-  }
-  return parsed.kobo;
 }
 
 export function buyTopup(request: CompatRequest): Promise<CompatAnswer> {

@@ -4,6 +4,7 @@
  * absent. Problems are collected per field and refused together as the family's 400
  * (`{"error":[...], "<field>":[...]}`), before anything is bought.
  */
+import { parseNaira } from '../../../core/domain/money.js';
 import type { JsonObject } from '../../body.js';
 import { invalidParameters, type PublicViolation } from '../../errors.js';
 
@@ -60,4 +61,19 @@ export function portedFlag(value: unknown): boolean {
   if (typeof value === 'number') return value !== 0;
   if (typeof value === 'string') return ['true', '1', 'yes', 'on'].includes(value.trim().toLowerCase());
   return false;
+}
+
+/** A Naira amount field (a number or a numeric string) in kobo; a missing or bad one is rejected (0 then). */
+export function amountOf(input: MsorgInput, field: string): number {
+  const value = input.raw(field);
+  if (value === undefined) {
+    input.reject(field, 'This field is required.');
+    return 0;
+  }
+  const parsed = parseNaira(typeof value === 'string' ? value.trim() : value);
+  if (!parsed.ok) {
+    input.reject(field, 'A valid number is required.');
+    return 0;
+  }
+  return parsed.kobo;
 }

@@ -7,7 +7,6 @@
  * runs out is 200 with the token's in-flight word.
  */
 import { purchaseScope } from '../../../core/domain/key-controls.js';
-import { parseNaira } from '../../../core/domain/money.js';
 import { soldProductWord } from '../../../core/domain/words.js';
 import { Product, type Transaction, TransactionStatus } from '../../../gen/prepaid/v1/types_pb.js';
 import { accountOf, purchaserOf } from '../../actions/action.js';
@@ -16,7 +15,7 @@ import { toApiError } from '../../errors.js';
 import type { CompatAnswer, CompatRequest } from '../dialect.js';
 import { awaitOutcome } from '../wait.js';
 import { CABLE_IDS, DISCO_IDS, lookUp, meterTypeOf, NETWORK_IDS } from './ids.js';
-import { MsorgInput, portedFlag } from './input.js';
+import { amountOf, MsorgInput, portedFlag } from './input.js';
 import { purchaseRecord, type RecordContext } from './records.js';
 
 /** The MSORG purchase paths, by their first segment. */
@@ -81,20 +80,6 @@ function contextOf(request: CompatRequest, input: MsorgInput): RecordContext {
     ported: portedFlag(input.raw('Ported_number', 'ported_number', 'bypass')),
     aliases: request.caller.planAliases,
   };
-}
-
-function amountOf(input: MsorgInput, field: string): number {
-  const value = input.raw(field);
-  if (value === undefined) {
-    input.reject(field, 'This field is required.');
-    return 0;
-  }
-  const parsed = parseNaira(typeof value === 'string' ? value.trim() : value);
-  if (!parsed.ok) {
-    input.reject(field, 'A valid number is required.');
-    return 0;
-  }
-  return parsed.kobo;
 }
 
 export async function buyTopup(request: CompatRequest): Promise<CompatAnswer> {

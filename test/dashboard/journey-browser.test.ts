@@ -44,7 +44,12 @@ const test = suite<State>("a reseller's whole way in, in a real browser", {} as 
 const haveChromium = chromiumOrSkip('journey browser tests');
 const flow = haveChromium ? test : test.skip;
 
-const OWNER = { name: 'Kano Airtime Hub', email: 'musa@kanoairtime.ng', phone: '0803 555 0177', password: 'a long journey password 9' };
+const OWNER = {
+  name: 'Kano Airtime Hub',
+  email: 'musa@kanoairtime.ng',
+  phone: '0803 555 0177',
+  password: 'a long journey password 9',
+};
 const PHONE = '08035550177';
 const mainText = async (page: Page) => (await page.textContent('main')) ?? '';
 const liveBalance = async (state: State) =>
@@ -227,9 +232,11 @@ flow('4. a transfer over the level 1 inflow is partly held; a purchase over the 
   const left = await liveBalance(state);
   await buyAirtime(page, dashboard.url, '0803 123 4567', '31,000');
   const refusal = await mainText(page);
-  console.log(refusal);
   assert.match(refusal, "over this account's identity level limit of 30,000.00 Naira a day");
   assert.match(refusal, 'nothing was charged');
+  assert.ok(await page.locator('.error-summary').isVisible(), 'the buy form again, with the sentence at its top');
+  assert.is(await page.getByRole('button', { name: 'Buy airtime' }).count(), 1);
+  await snap(page, 'journey-level-limit');
   assert.is(await liveBalance(state), left, 'nothing was charged');
 });
 
@@ -263,7 +270,7 @@ flow('5. asks for level 2; a finance member approves it on the console; the held
 });
 
 flow('6. asks for API access; an admin approves it on the console; the first key pair works', async (state) => {
-  const { core, dashboard, gateway, page, app, accountId } = state;
+  const { core, dashboard, gateway, page, accountId } = state;
   await page.goto(`${dashboard.url}/keys`);
   assert.match(await mainText(page), 'needs API access');
   await page.getByLabel('What will you build with the API? (optional)').fill('Our shop in Kano sells airtime.');

@@ -57,8 +57,11 @@ const liveBalance = async (state: State) =>
 const testBalance = async (state: State) =>
   (await state.core.purchase.getBalance({ accountId: state.accountId, mode: Mode.TEST })).balanceKobo;
 
-/** "₦290,000" (the Verify page's whole Naira) in kobo. */
-const koboOf = (text: string) => BigInt(text.replace(/[₦,]/g, '').split('.')[0]!) * 100n;
+/** "₦10,000" or "₦10,000.50" (the Verify page's Naira) in kobo. */
+const koboOf = (text: string) => {
+  const [whole, part = ''] = text.replace(/[₦,]/g, '').split('.');
+  return BigInt(whole!) * 100n + BigInt(part.padEnd(2, '0') || '0');
+};
 
 test.before(async (state) => {
   if (!haveChromium) return;
@@ -225,7 +228,9 @@ flow('4. a transfer over the level 1 inflow is partly held; a purchase over the 
   const said = /(₦[\d,]+(?:\.\d\d)?) received, (₦[\d,]+(?:\.\d\d)?) held: verify your BVN or NIN/.exec(notice);
   assert.ok(said, `the Verify page says what was received and what is held: ${notice}`);
   state.heldKobo = koboOf(said![2]!);
-  assert.ok(state.heldKobo > 0n, 'something is held');
+  // No funding fee here: ₦290,000 of the ₦300,000 fits the ₦300,000 in all, ₦10,000 waits.
+  assert.is(received, 29_000_000n, 'the wallet got what level 1 allows');
+  assert.is(state.heldKobo, 1_000_000n, 'the page names the ₦10,000 held');
   await snap(page, 'journey-held');
 
   // ₦31,000 of MTN airtime charges more than level 1's ₦30,000 a day.

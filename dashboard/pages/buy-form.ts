@@ -173,6 +173,11 @@ export async function afterPurchase(
         newRequestId(),
       );
     }
+    if (info?.reason === 'LEVEL_LIMIT') {
+      // Over the identity level's day (PERMISSION_DENIED, as the API's 403): the core's sentence
+      // on the form, not the page of a role that may not buy; nothing was charged.
+      return again([{ field: firstField, message: error.rawMessage }], newRequestId());
+    }
     const refusal = refusalOf(error);
     if (refusal.kind !== 'invalid' && refusal.kind !== 'refused') throw error;
     const errors =

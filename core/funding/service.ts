@@ -79,7 +79,7 @@ export interface FundingObserver {
 }
 
 export interface FundingDeps {
-  store: Pick<Store, 'accounts' | 'funding' | 'ledger' | 'auditLog'>;
+  store: Pick<Store, 'accounts' | 'funding' | 'ledger' | 'auditLog' | 'kyc'>;
   /** The providers each mode opens accounts with; test mode has only the sandbox. */
   providers: { live: FundingProvider[]; test: FundingProvider[] };
   /** The sandbox, which `simulateTransfer` drives. */
@@ -184,6 +184,25 @@ async function openingRefusals(
   return [...latest.values()].filter(
     (refusal) =>
       !accounts.some((a) => a.provider === refusal.provider && a.status === 'active' && a.createdAt >= refusal.at),
+  );
+}
+
+/**
+ * Paystack and Monnify open a dedicated account only for an identity they can stand behind, so a
+ * live wallet gets one from identity level 2 (docs/kyc.md); the sandbox bank, when it serves live
+ * wallets (FUNDING_SANDBOX_LIVE), opens at level 1, so every limit can be tried end to end.
+ */
+/** The identity level from which Paystack and Monnify open a live wallet's dedicated account. */
+const ACCOUNT_OPENING_LEVEL = 2;
+
+async function refuseBelowAccountLevel(deps: FundingDeps, accountId: string, mode: Mode): Promise<void> {
+  if (mode !== 'live' || deps.providers.live.every((p) => p.name === deps.sandbox.name)) return;
+  const standing = await deps.store.kyc.levelOf(accountId);
+  if (standing === null || standing.level >= ACCOUNT_OPENING_LEVEL) return;
+  throw new DomainError(
+    'VERIFICATION_REQUIRED',
+    `A bank account for transfers opens at identity level ${ACCOUNT_OPENING_LEVEL}: ask for it with your BVN or NIN ` +
+      '(the developer area, Verify). Once it is approved, this page opens the account.',
   );
 }
 
@@ -689,6 +708,7 @@ function holderFunding(deps: FundingDeps, requireAccount: RequireAccount, accoun
       // A signed-up account opens live accounts once its owner's email and phone are proven.
       refuseUnverifiedLive(account, mode);
       if (deps.providers[mode].length === 0) throw noProvider(mode);
+      await refuseBelowAccountLevel(deps, accountId, mode);
       const existing = await store.funding.listVirtualAccounts(accountId, mode);
       const pending: string[] = [];
       const refused: { refusal: OpeningRefusal; field: string }[] = [];

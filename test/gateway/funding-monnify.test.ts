@@ -11,6 +11,7 @@ import { kobo } from '../../core/domain/money.js';
 import { createMonnifyFunding } from '../../core/funding/monnify.js';
 import { signHmacSha512Hex } from '../../core/funding/signature.js';
 import { FundingService } from '../../gen/prepaid/v1/funding_pb.js';
+import { KycAdminService } from '../../gen/prepaid/v1/kyc_pb.js';
 import { assertLedgerInvariant, startCore, type TestCore } from '../helpers/core.js';
 import { type FakeMonnify, startFakeMonnify } from '../helpers/fake-monnify.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -55,21 +56,22 @@ async function post(
   return { status: response.status, json: text === '' ? null : JSON.parse(text) };
 }
 
+const KYC = {
+  kind: 'nin',
+  number: '12345678901',
+  firstName: 'Ada',
+  lastName: 'Obi',
+  phone: '08031234567',
+  email: 'ada@example.com',
+  bankCode: '',
+  bankAccount: '',
+};
+
 async function openAccount(core: TestCore): Promise<{ accountId: string; numbers: string[] }> {
   const { accountId } = await core.createApiAccount();
-  const opened = await core.clientWithToken(FundingService, core.adminToken).openFundingAccounts({
-    accountId,
-    kyc: {
-      kind: 'nin',
-      number: '12345678901',
-      firstName: 'Ada',
-      lastName: 'Obi',
-      phone: '08031234567',
-      email: 'ada@example.com',
-      bankCode: '',
-      bankAccount: '',
-    },
-  });
+  const opened = await core
+    .clientWithToken(FundingService, core.adminToken)
+    .openFundingAccounts({ accountId, kyc: KYC });
   assert.equal(
     opened.accounts.map((a) => [a.provider, a.kycKind, a.kycLast4]),
     [
@@ -94,6 +96,22 @@ async function creditEvents(core: TestCore, accountId: string): Promise<Record<s
     .filter((e) => e.type === 'wallet.credited')
     .map((e) => JSON.parse(e.body).data as Record<string, unknown>);
 }
+
+test('a live wallet below identity level 2 gets no Monnify account; at level 2 it does', async ({ core }) => {
+  const { accountId } = await core.createApiAccount();
+  const kyc = core.clientWithToken(KycAdminService, core.adminToken);
+  await kyc.approveLevel({ accountId, level: 1, note: 'as a signed-up wallet' });
+  const funding = core.clientWithToken(FundingService, core.adminToken);
+  const refused = await funding.openFundingAccounts({ accountId, kyc: KYC }).then(
+    () => null,
+    (error: Error) => error.message,
+  );
+  assert.match(refused ?? '', /opens at identity level 2/);
+  assert.equal((await funding.getFunding({ accountId })).accounts, [], 'nothing was opened');
+  await kyc.approveLevel({ accountId, level: 2, note: 'NIN seen' });
+  const opened = await funding.openFundingAccounts({ accountId, kyc: KYC });
+  assert.is(opened.accounts.length, 2, 'both Monnify accounts, once the identity is verified');
+});
 
 test('a signed notification credits once with the fee, even 50 copies at once', async ({ core, gateway, monnify }) => {
   const { accountId, numbers } = await openAccount(core);

@@ -9,48 +9,40 @@ import { randomInt } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import * as assert from 'uvu/assert';
 import { Mode } from '../../../gen/prepaid/v1/types_pb.js';
-import { assertLedgerInvariant, startCore, type TestCore } from '../../helpers/core.js';
-import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
+import { assertLedgerInvariant, type TestCore } from '../../helpers/core.js';
+import { startTestGateway } from '../../helpers/gateway.js';
 import { type Receiver, startReceiver } from '../../helpers/receiver.js';
 import { suite } from '../../helpers/suite.js';
 import { startTlsProxy, type TlsProxy } from '../../helpers/tls-proxy.js';
 import { balanceKobo } from '../fields.js';
 import { philmorehostAdex, wsAdex } from './adex-clients.js';
 import { call } from './clients.js';
+import { type CompatWorld, startCompatWorld } from './world.js';
 
 const test = suite('compat adex');
 
 let core: TestCore;
 let receiver: Receiver;
 /** A short wait, for purchases that outlast it; a long one, for those that settle within it. */
-let quick: TestGateway;
-let patient: TestGateway;
 let quickTls: TlsProxy;
 let patientTls: TlsProxy;
 let mtnPlanId = 0;
 let packageCode = '';
 const BASE = '/compat/adex';
 
+let world: CompatWorld;
+
 test.before(async () => {
-  core = await startCore({ webhooks: { allowPrivate: true, retryBaseMs: 50, pollIntervalMs: 50 } });
+  world = await startCompatWorld({
+    core: { webhooks: { allowPrivate: true, retryBaseMs: 50, pollIntervalMs: 50 } },
+  });
+  ({ core, quickTls, patientTls, mtnPlanId, packageCode } = world);
   receiver = await startReceiver();
-  quick = await startTestGateway(core, { compatWaitMs: 300, compatPort: 0 });
-  patient = await startTestGateway(core, { compatWaitMs: 20_000 });
-  quickTls = await startTlsProxy(quick.port);
-  patientTls = await startTlsProxy(patient.port);
-  const { plans } = await core.admin.listCatalogPlans({ network: 'mtn' });
-  mtnPlanId = Number(plans.find((p) => p.active && /500\s*MB/i.test(p.label))?.planId ?? plans[0]!.planId);
-  const { packages } = await core.admin.listCablePackages({ provider: 'dstv' });
-  packageCode = packages[0]!.packageCode;
 });
 
 test.after(async () => {
-  await quickTls?.close();
-  await patientTls?.close();
-  await quick?.close();
-  await patient?.close();
   await receiver?.stop();
-  await core?.close();
+  await world?.close();
 });
 
 /** An account with an adex token: its Basic credentials (account id, token) both ways a client stores them. */

@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import * as assert from 'uvu/assert';
 import { Mode } from '../../../gen/prepaid/v1/types_pb.js';
-import { assertLedgerInvariant, startCore, type TestCore } from '../../helpers/core.js';
-import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
+import { assertLedgerInvariant, type TestCore } from '../../helpers/core.js';
+import type { TestGateway } from '../../helpers/gateway.js';
 import { suite } from '../../helpers/suite.js';
 import { startTlsProxy, type TlsProxy } from '../../helpers/tls-proxy.js';
 import { balanceKobo } from '../fields.js';
@@ -24,36 +24,27 @@ import {
   type VtpassKeys,
   vtpassCall,
 } from './vtpass-clients.js';
+import { type CompatWorld, startCompatWorld } from './world.js';
 
 const test = suite('compat vtpass');
 
 let core: TestCore;
 /** A short wait, for purchases that outlast it; a long one, for those that settle within it. */
 let quick: TestGateway;
-let patient: TestGateway;
 let quickTls: TlsProxy;
 let patientTls: TlsProxy;
 let mtnPlanId = 0;
 let packageCode = '';
 
+let world: CompatWorld;
+
 test.before(async () => {
-  core = await startCore();
-  quick = await startTestGateway(core, { compatWaitMs: 300, compatPort: 0, compatRootDialect: 'vtpass' });
-  patient = await startTestGateway(core, { compatWaitMs: 20_000 });
-  quickTls = await startTlsProxy(quick.port);
-  patientTls = await startTlsProxy(patient.port);
-  const { plans } = await core.admin.listCatalogPlans({ network: 'mtn' });
-  mtnPlanId = Number(plans.find((p) => p.active && /500\s*MB/i.test(p.label))?.planId ?? plans[0]!.planId);
-  const { packages } = await core.admin.listCablePackages({ provider: 'dstv' });
-  packageCode = packages[0]!.packageCode;
+  world = await startCompatWorld({ rootDialect: 'vtpass' });
+  ({ core, quick, quickTls, patientTls, mtnPlanId, packageCode } = world);
 });
 
 test.after(async () => {
-  await quickTls?.close();
-  await patientTls?.close();
-  await quick?.close();
-  await patient?.close();
-  await core?.close();
+  await world?.close();
 });
 
 async function account(balance = 5_000_000): Promise<{ accountId: string; keys: VtpassKeys; publicKey: string }> {

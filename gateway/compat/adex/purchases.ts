@@ -8,14 +8,13 @@
  */
 import { purchaseScope } from '../../../core/domain/key-controls.js';
 import { soldProductWord } from '../../../core/domain/words.js';
-import { Product, type Transaction } from '../../../gen/prepaid/v1/types_pb.js';
-import { accountOf, purchaserOf } from '../../actions/action.js';
+import { Product } from '../../../gen/prepaid/v1/types_pb.js';
+import { purchaserOf } from '../../actions/action.js';
 import type { PurchaseOutcome } from '../../actions/views.js';
-import { ApiError, toApiError } from '../../errors.js';
 import type { CompatAnswer, CompatRequest } from '../dialect.js';
 import { lookUp, meterTypeOf } from '../msorg/ids.js';
 import { amountOf, MsorgInput } from '../msorg/input.js';
-import { awaitOutcome } from '../wait.js';
+import { bought } from '../wait.js';
 import { failAnswer, purchaseAnswer, refusalAnswer } from './answers.js';
 import { CABLE_FIELD, CABLE_IDS, DISCO_IDS, NETWORK_IDS } from './ids.js';
 
@@ -50,33 +49,21 @@ async function answered(
 ): Promise<CompatAnswer> {
   const requestId = requestIdOf(input);
   const inFlight = request.caller.inFlight;
-  let tx: Transaction;
-  try {
+  const { tx, failure } = await bought(request, async () => {
     input.done();
-    const outcome = await buy(requestId);
-    if (outcome.transaction === undefined) throw new Error('the core answered a purchase without its transaction');
-    tx = await awaitOutcome(request, outcome.transaction);
-  } catch (error) {
-    const apiError = error instanceof ApiError ? error : toApiError(error, request.log);
-    if (apiError.key === 'PROVIDER_FAILED' && apiError.reference !== undefined) {
-      const res = await request.core.purchase.getTransaction({
-        ...accountOf(request.caller),
-        reference: apiError.reference,
-      });
-      if (res.transaction !== undefined) return purchaseAnswer(res.transaction, inFlight, requestId);
-    }
-    // The same key's first request is still being bought: in flight, as it is.
-    if (apiError.key === 'REQUEST_IN_PROGRESS') {
-      return {
-        status: 200,
-        body: { status: inFlight, 'request-id': requestId, message: apiError.message, msg: apiError.message },
-      };
-    }
-    if (apiError.status >= 500) throw apiError;
-    const refused = refusalAnswer(apiError);
-    return failAnswer(refused.status, (refused.body as { message: string }).message, requestId);
+    return buy(requestId);
+  });
+  if (tx !== undefined) return purchaseAnswer(tx, inFlight, requestId);
+  // The same key's first request is still being bought: in flight, as it is.
+  if (failure.key === 'REQUEST_IN_PROGRESS') {
+    return {
+      status: 200,
+      body: { status: inFlight, 'request-id': requestId, message: failure.message, msg: failure.message },
+    };
   }
-  return purchaseAnswer(tx, inFlight, requestId);
+  if (failure.status >= 500) throw failure;
+  const refused = refusalAnswer(failure);
+  return failAnswer(refused.status, (refused.body as { message: string }).message, requestId);
 }
 
 export function buyTopup(request: CompatRequest): Promise<CompatAnswer> {

@@ -9,11 +9,10 @@
 import { purchaseScope } from '../../../core/domain/key-controls.js';
 import { soldProductWord } from '../../../core/domain/words.js';
 import { Product, type Transaction, TransactionStatus } from '../../../gen/prepaid/v1/types_pb.js';
-import { accountOf, purchaserOf } from '../../actions/action.js';
+import { purchaserOf } from '../../actions/action.js';
 import type { PurchaseOutcome } from '../../actions/views.js';
-import { toApiError } from '../../errors.js';
 import type { CompatAnswer, CompatRequest } from '../dialect.js';
-import { awaitOutcome } from '../wait.js';
+import { bought } from '../wait.js';
 import { CABLE_IDS, DISCO_IDS, lookUp, meterTypeOf, NETWORK_IDS } from './ids.js';
 import { amountOf, MsorgInput, portedFlag } from './input.js';
 import { purchaseRecord, type RecordContext } from './records.js';
@@ -44,26 +43,15 @@ async function answered(
   context: RecordContext,
   buy: () => Promise<PurchaseOutcome>,
 ): Promise<CompatAnswer> {
-  let tx: Transaction;
-  try {
-    const outcome = await buy();
-    if (outcome.transaction === undefined) throw new Error('the core answered a purchase without its transaction');
-    tx = await awaitOutcome(request, outcome.transaction);
-  } catch (error) {
-    const apiError = toApiError(error, request.log);
-    if (apiError.key === 'PROVIDER_FAILED' && apiError.reference !== undefined) {
-      const res = await request.core.purchase.getTransaction({
-        ...accountOf(request.caller),
-        reference: apiError.reference,
-      });
-      if (res.transaction !== undefined) return failedAnswer(res.transaction, context, apiError.message);
-    }
+  const { tx, failure } = await bought(request, buy);
+  if (tx === undefined) {
     // The same key's first request is still being bought: in flight, as it is.
-    if (apiError.key === 'REQUEST_IN_PROGRESS') {
-      return { status: 200, body: { Status: context.inFlight, ident: context.ident, api_response: apiError.message } };
+    if (failure.key === 'REQUEST_IN_PROGRESS') {
+      return { status: 200, body: { Status: context.inFlight, ident: context.ident, api_response: failure.message } };
     }
-    throw apiError;
+    throw failure;
   }
+  if (failure !== undefined) return failedAnswer(tx, context, failure.message);
   if (tx.status === TransactionStatus.FAILED) return failedAnswer(tx, context, tx.failureReason);
   return { status: 200, body: purchaseRecord(tx, context) };
 }

@@ -11,12 +11,12 @@
 import { allowsScope, purchaseScope, scopeDenied } from '../../../core/domain/key-controls.js';
 import { CABLE_MAX_MONTHS, RENEWABLE_CABLE_PROVIDERS } from '../../../core/domain/products.js';
 import { soldProductWord } from '../../../core/domain/words.js';
-import { Product, type Transaction } from '../../../gen/prepaid/v1/types_pb.js';
-import { accountOf, purchaserOf } from '../../actions/action.js';
+import { Product } from '../../../gen/prepaid/v1/types_pb.js';
+import { purchaserOf } from '../../actions/action.js';
 import type { PurchaseOutcome } from '../../actions/views.js';
 import { type ApiError, keyScopeDenied, toApiError } from '../../errors.js';
 import type { CompatAnswer, CompatRequest } from '../dialect.js';
-import { awaitOutcome } from '../wait.js';
+import { bought } from '../wait.js';
 import { purchaseAnswer } from './answers.js';
 import { VtpassInput } from './input.js';
 import { coded, vtpassRefusal } from './refusals.js';
@@ -31,24 +31,8 @@ async function answered(
   requestId: string,
   buy: () => Promise<PurchaseOutcome>,
 ): Promise<CompatAnswer> {
-  let tx: Transaction;
-  try {
-    const outcome = await buy();
-    if (outcome.transaction === undefined) throw new Error('the core answered a purchase without its transaction');
-    tx = await awaitOutcome(request, outcome.transaction);
-  } catch (error) {
-    const apiError = toApiError(error, request.log);
-    // Failed after the debit: the core refunded it; the purchase itself is the answer.
-    if (apiError.key === 'PROVIDER_FAILED' && apiError.reference !== undefined) {
-      const res = await request.core.purchase.getTransaction({
-        ...accountOf(request.caller),
-        reference: apiError.reference,
-      });
-      if (res.transaction !== undefined) return purchaseAnswer(res.transaction, requestId);
-    }
-    return payRefusal(apiError);
-  }
-  return purchaseAnswer(tx, requestId);
+  const { tx, failure } = await bought(request, buy);
+  return tx === undefined ? payRefusal(failure) : purchaseAnswer(tx, requestId);
 }
 
 /**
